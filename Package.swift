@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "modelgen",
+    products: [
+        .executable(name: "modelgen", targets: ["modelgen"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "PredicateSyntax",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ModelGenCore",
+            dependencies: ["CLibXML2", "PredicateSyntax"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "modelgen",
+            dependencies: ["ModelGenCore"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "modelgen-bench",
+            dependencies: ["ModelGenCore", "CLibXML2"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ModelGenCoreTests",
+            dependencies: ["ModelGenCore", "PredicateSyntax", "CLibXML2", "CSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "modelgenTests",
+            dependencies: ["modelgen"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

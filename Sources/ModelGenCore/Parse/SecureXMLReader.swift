@@ -1,0 +1,113 @@
+import CLibXML2
+
+/// Reads XML bytes into a libxml2 document, securely: no network, no DTD loading, no external
+/// entities, no entity expansion, bounded size and depth (libxml2's default limits without
+/// `XML_PARSE_HUGE`: 256 levels, 10 MB per text node).
+///
+/// A document type declaration is refused before libxml2 sees the file: Xcode never writes one,
+/// and without one no entity can be declared, so nothing can expand ("billion laughs") or be
+/// fetched (XXE).
+struct SecureXMLReader {
+    /// Files larger than this are refused before parsing.
+    static let maximumSize = 32 * 1024 * 1024
+
+    static let parseOptions: Int32 = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_BIG_LINES.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOCDATA.rawValue
+    )
+
+    /// libxml2 must be initialised once, from one thread, before parsers run concurrently.
+    private static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
+    static let tooLarge = DiagnosticMessage("file-too-large", .error, "file is larger than the limit of 32 MiB")
+    static let doctype = DiagnosticMessage(
+        "xml-doctype-not-allowed", .error, "document type declarations are not allowed in a model file")
+    static func malformed(_ detail: String) -> DiagnosticMessage {
+        DiagnosticMessage("xml-malformed", .error, "malformed XML: \(detail)")
+    }
+    static let empty = DiagnosticMessage("xml-malformed", .error, "malformed XML: the file is empty")
+
+    /// Parses `source`; on failure reports a located diagnostic and returns `nil`.
+    /// The caller owns the returned document and frees it with `xmlFreeDoc`.
+    static func read(_ source: SourceFile, diagnostics: DiagnosticEngine) -> xmlDocPtr? {
+        _ = initialized
+        guard source.bytes.count <= maximumSize else {
+            diagnostics.report(tooLarge, at: source.location(line: 1))
+            return nil
+        }
+        guard !source.bytes.isEmpty else {
+            diagnostics.report(empty, at: source.location(line: 1))
+            return nil
+        }
+        if let offset = doctypeOffset(in: source.bytes) {
+            diagnostics.report(doctype, at: location(ofOffset: offset, in: source))
+            return nil
+        }
+        guard let context = xmlNewParserCtxt() else {
+            preconditionFailure("libxml2 could not allocate a parser context")
+        }
+        defer { xmlFreeParserCtxt(context) }
+        let document = source.bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                xmlCtxtReadMemory(context, pointer, Int32(buffer.count), source.path, nil, parseOptions)
+            }
+        }
+        if let document, context.pointee.wellFormed != 0 {
+            return document
+        }
+        if let document { xmlFreeDoc(document) }
+        let error = context.pointee.lastError
+        let message = error.message.map { String(cString: $0) } ?? "the document is not well-formed"
+        let detail = message.trimmingTrailingWhitespace()
+        let line = error.line > 0 ? Int(error.line) : 1
+        let column = error.int2 > 0 ? Int(error.int2) : 1
+        diagnostics.report(malformed(detail), at: source.location(line: line, column: column))
+        return nil
+    }
+
+    /// The offset of `<!DOCTYPE` in the prolog, if any. The prolog ends at the first `<` that
+    /// starts neither a processing instruction nor a comment nor a declaration.
+    private static func doctypeOffset(in bytes: [UInt8]) -> Int? {
+        let needle = Array("<!DOCTYPE".utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> Int? in
+            var index = 0
+            while index < buffer.count {
+                if buffer[index] == 0x3C {  // <
+                    let next = index + 1 < buffer.count ? buffer[index + 1] : 0
+                    if next == 0x21 {  // <!
+                        if index + needle.count <= buffer.count,
+                            buffer[index..<index + needle.count].elementsEqual(needle)
+                        {
+                            return index
+                        }
+                    } else if next != 0x3F {  // not <?: the root element starts, the prolog is over
+                        return nil
+                    }
+                }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    private static func location(ofOffset offset: Int, in source: SourceFile) -> SourceLocation {
+        var line = 1
+        var lineStart = 0
+        for index in 0..<offset where source.bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        return source.location(line: line, column: offset - lineStart + 1)
+    }
+}
+
+extension String {
+    func trimmingTrailingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

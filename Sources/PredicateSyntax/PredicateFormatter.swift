@@ -1,0 +1,148 @@
+/// Renders a `PredicateNode` back to a canonical format string: keywords in upper case, `==`,
+/// strings double-quoted, full parentheses around nested AND/OR. Parsing the result gives the
+/// same tree (placeholders keep their kinds; their indices follow order of appearance).
+extension PredicateNode: CustomStringConvertible {
+    public var description: String { formatted(nested: false) }
+
+    func formatted(nested: Bool) -> String {
+        switch self {
+        case .constant(let value):
+            return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .not(let inner):
+            return "NOT " + inner.formatted(nested: true)
+        case .and(let terms):
+            let text = terms.map { $0.formatted(nested: true) }.joined(separator: " AND ")
+            return nested ? "(\(text))" : text
+        case .or(let terms):
+            let text = terms.map { $0.formatted(nested: true) }.joined(separator: " OR ")
+            return nested ? "(\(text))" : text
+        case .comparison(let comparison):
+            return comparison.description
+        }
+    }
+}
+
+extension Comparison: CustomStringConvertible {
+    public var description: String {
+        let quantifierText = quantifier == .none ? "" : quantifier.rawValue + " "
+        return "\(quantifierText)\(lhs) \(op.rawValue)\(options.formatted) \(rhs)"
+    }
+}
+
+extension Expression: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .keyPath(let root, let components, _):
+            var parts: [String]
+            switch root {
+            case .implicit: parts = []
+            case .self: parts = ["SELF"]
+            case .variable(let name): parts = ["$" + name]
+            case .argument: parts = ["%K"]
+            }
+            parts += components
+            return parts.joined(separator: ".")
+        case .literal(let literal):
+            return literal.description
+        case .variable(let name, _):
+            return "$" + name
+        case .argument(_, let kind):
+            return "%" + kind.rawValue
+        case .aggregate(let items):
+            return "{" + items.map(\.description).joined(separator: ", ") + "}"
+        case .function(let name, let arguments):
+            return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        case .arithmetic(let op, let lhs, let rhs):
+            return "(\(lhs) \(op.rawValue) \(rhs))"
+        case .negate(let inner):
+            return "-(\(inner))"
+        case .index(let base, let index):
+            switch index {
+            case .position(let position): return "\(base)[\(position)]"
+            case .first: return "\(base)[FIRST]"
+            case .last: return "\(base)[LAST]"
+            case .size: return "\(base)[SIZE]"
+            }
+        case .subquery(let collection, let variable, let predicate):
+            return "SUBQUERY(\(collection), $\(variable), \(predicate))"
+        case .cast(let value, let type):
+            return "CAST(\(value), \(Literal.string(type)))"
+        }
+    }
+}
+
+extension Literal: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: return "nil"
+        case .bool(let value): return value ? "YES" : "NO"
+        case .integer(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let text):
+            var escaped = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": escaped += "\\\""
+                case "\\": escaped += "\\\\"
+                case "\n": escaped += "\\n"
+                case "\t": escaped += "\\t"
+                case "\r": escaped += "\\r"
+                case "\0": escaped += "\\0"
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped + "\""
+        }
+    }
+}
+
+extension PredicateNode {
+    /// Every `$VARIABLE` used as a value or a key-path root, in order of first appearance,
+    /// excluding SUBQUERY iteration variables inside their SUBQUERY.
+    public var variables: [String] {
+        var names: [String] = []
+        var bound: [String] = []
+        collectVariables(into: &names, bound: &bound)
+        return names
+    }
+
+    fileprivate func collectVariables(into names: inout [String], bound: inout [String]) {
+        switch self {
+        case .constant: break
+        case .not(let inner): inner.collectVariables(into: &names, bound: &bound)
+        case .and(let terms), .or(let terms):
+            for term in terms { term.collectVariables(into: &names, bound: &bound) }
+        case .comparison(let comparison):
+            comparison.lhs.collectVariables(into: &names, bound: &bound)
+            comparison.rhs.collectVariables(into: &names, bound: &bound)
+        }
+    }
+}
+
+extension Expression {
+    fileprivate func collectVariables(into names: inout [String], bound: inout [String]) {
+        func add(_ name: String) {
+            if !bound.contains(name) && !names.contains(name) { names.append(name) }
+        }
+        switch self {
+        case .keyPath(let root, _, _):
+            if case .variable(let name) = root { add(name) }
+        case .variable(let name, _): add(name)
+        case .literal, .argument: break
+        case .aggregate(let items): for item in items { item.collectVariables(into: &names, bound: &bound) }
+        case .function(_, let arguments): for item in arguments { item.collectVariables(into: &names, bound: &bound) }
+        case .arithmetic(_, let lhs, let rhs):
+            lhs.collectVariables(into: &names, bound: &bound)
+            rhs.collectVariables(into: &names, bound: &bound)
+        case .negate(let inner), .cast(let inner, _): inner.collectVariables(into: &names, bound: &bound)
+        case .index(let base, let index):
+            base.collectVariables(into: &names, bound: &bound)
+            if case .position(let position) = index { position.collectVariables(into: &names, bound: &bound) }
+        case .subquery(let collection, let variable, let predicate):
+            collection.collectVariables(into: &names, bound: &bound)
+            bound.append(variable)
+            predicate.collectVariables(into: &names, bound: &bound)
+            bound.removeLast()
+        }
+    }
+}
