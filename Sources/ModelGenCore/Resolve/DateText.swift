@@ -1,0 +1,35 @@
+/// Reads the human-readable dates Xcode writes next to date intervals
+/// (`2013-04-23 12:00:00 +0000`) as seconds since 2001-01-01 00:00:00 UTC.
+enum DateText {
+    static func referenceInterval(_ text: String) -> Double? {
+        let parts = text.split(separator: " ")
+        guard parts.count >= 2 else { return nil }
+        let date = parts[0].split(separator: "-").compactMap { Int($0) }
+        let time = parts[1].split(separator: ":").compactMap { Int($0) }
+        guard date.count == 3, time.count == 3,
+            (1...12).contains(date[1]), (1...31).contains(date[2]),
+            (0...23).contains(time[0]), (0...59).contains(time[1]), (0...60).contains(time[2])
+        else { return nil }
+        var offsetSeconds = 0
+        if parts.count >= 3 {
+            let zone = Array(parts[2].utf8)
+            guard zone.count == 5, zone[0] == 0x2B || zone[0] == 0x2D,
+                let hours = Int(String(decoding: zone[1...2], as: UTF8.self)),
+                let minutes = Int(String(decoding: zone[3...4], as: UTF8.self))
+            else { return nil }
+            offsetSeconds = (hours * 3600 + minutes * 60) * (zone[0] == 0x2D ? -1 : 1)
+        }
+        let days = daysFromCivil(year: date[0], month: date[1], day: date[2]) - daysFromCivil(year: 2001, month: 1, day: 1)
+        return Double(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2] - offsetSeconds)
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

@@ -1,0 +1,128 @@
+extension ResolutionContext {
+    /// Links parents, sub-entities and roots; reports unknown parents and cycles (and cuts them,
+    /// so later steps always see a forest).
+    mutating func linkInheritance() {
+        for index in entities.indices {
+            guard let parentName = entities[index].parentName else { continue }
+            guard let parent = entityIndex[parentName] else {
+                diagnostics.report(
+                    ModelResolver.unresolvedParent(entities[index].name, parentName),
+                    at: location(entities[index].line, attribute: "parentEntity"),
+                    notes: suggestion(for: parentName, among: entityIndex.keys))
+                continue
+            }
+            entities[index].parent = parent
+        }
+        // Cut cycles: walk up from each entity; a walk that returns to its start is a cycle.
+        for index in entities.indices {
+            var seen: Set<Int> = [index]
+            var current = entities[index].parent
+            while let next = current {
+                if next == index {
+                    diagnostics.report(
+                        ModelResolver.inheritanceCycle(entities[index].name),
+                        at: location(entities[index].line, attribute: "parentEntity"))
+                    entities[index].parent = nil
+                    break
+                }
+                guard seen.insert(next).inserted else { break }
+                current = entities[next].parent
+            }
+        }
+        for index in entities.indices {
+            if let parent = entities[index].parent { entities[parent].subentities.append(index) }
+        }
+        for index in entities.indices {
+            var root = index
+            while let parent = entities[root].parent { root = parent }
+            entities[index].root = root
+        }
+    }
+
+    /// The entity's ancestors, nearest first.
+    func ancestors(of index: Int) -> [Int] {
+        var result: [Int] = []
+        var current = entities[index].parent
+        while let next = current {
+            result.append(next)
+            current = entities[next].parent
+        }
+        return result
+    }
+
+    /// Builds each entity's index of own and inherited properties, parents before children;
+    /// reports names declared twice in one entity or re-declared below an ancestor.
+    mutating func indexProperties() {
+        var done = [Bool](repeating: false, count: entities.count)
+        for index in entities.indices { indexProperties(of: index, done: &done) }
+    }
+
+    private mutating func indexProperties(of index: Int, done: inout [Bool]) {
+        if done[index] { return }
+        done[index] = true
+        var table: [String: PropertyRef] = [:]
+        if let parent = entities[index].parent {
+            indexProperties(of: parent, done: &done)
+            table = entities[parent].propertyIndex
+        }
+        let entity = entities[index]
+        table.reserveCapacity(table.count + entity.attributes.count + entity.relationships.count)
+        func add(_ name: String, _ ref: PropertyRef, line: Int) {
+            if let existing = table[name] {
+                let message =
+                    existing.entity == index
+                    ? ModelResolver.duplicateProperty(name, entity.name)
+                    : ModelResolver.duplicateInheritedProperty(name, entity.name, entities[existing.entity].name)
+                diagnostics.report(message, at: location(line, attribute: "name"))
+                return
+            }
+            table[name] = ref
+        }
+        for (position, attribute) in entity.attributes.enumerated() {
+            add(attribute.name, .attribute(entity: index, index: position), line: attribute.line)
+        }
+        for (position, relationship) in entity.relationships.enumerated() {
+            add(relationship.name, .relationship(entity: index, index: position), line: relationship.line)
+        }
+        for (position, property) in entity.fetchedProperties.enumerated() {
+            add(property.name, .fetchedProperty(entity: index, index: position), line: property.line)
+        }
+        entities[index].propertyIndex = table
+    }
+
+    /// A "did you mean" note naming the closest candidate, if one is close enough.
+    func suggestion(for name: String, among candidates: some Sequence<String>) -> [Diagnostic.Note] {
+        var best: (String, Int)?
+        let limit = max(2, name.count / 3)
+        for candidate in candidates {
+            let distance = EditDistance.between(name, candidate, limit: limit)
+            if distance <= limit, best.map({ distance < $0.1 || (distance == $0.1 && candidate < $0.0) }) ?? true {
+                best = (candidate, distance)
+            }
+        }
+        return best.map { [Diagnostic.Note("did you mean '\($0.0)'?")] } ?? []
+    }
+}
+
+enum EditDistance {
+    /// Levenshtein distance, giving up (returning `limit + 1`) once it must exceed `limit`.
+    static func between(_ a: String, _ b: String, limit: Int) -> Int {
+        let a = Array(a.lowercased().unicodeScalars)
+        let b = Array(b.lowercased().unicodeScalars)
+        if abs(a.count - b.count) > limit { return limit + 1 }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            current[0] = i
+            var rowMinimum = current[0]
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                rowMinimum = min(rowMinimum, current[j])
+            }
+            if rowMinimum > limit { return limit + 1 }
+            swap(&previous, &current)
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
+}
