@@ -32,7 +32,11 @@ struct SecureXMLReader {
 
     /// Parses `source`; on failure reports a located diagnostic and returns `nil`.
     /// The caller owns the returned document and frees it with `xmlFreeDoc`.
-    static func read(_ source: SourceFile, diagnostics: DiagnosticEngine) -> xmlDocPtr? {
+    /// - Parameter allowsExternalDoctype: accept a `<!DOCTYPE name PUBLIC "…" "…">` without an
+    ///   internal subset (property lists carry one); it is never loaded.
+    static func read(
+        _ source: SourceFile, allowsExternalDoctype: Bool = false, diagnostics: DiagnosticEngine
+    ) -> xmlDocPtr? {
         _ = initialized
         guard source.bytes.count <= maximumSize else {
             diagnostics.report(tooLarge, at: source.location(line: 1))
@@ -42,7 +46,9 @@ struct SecureXMLReader {
             diagnostics.report(empty, at: source.location(line: 1))
             return nil
         }
-        if let offset = doctypeOffset(in: source.bytes) {
+        if let offset = doctypeOffset(in: source.bytes),
+            !allowsExternalDoctype || hasInternalSubset(source.bytes, doctypeAt: offset)
+        {
             diagnostics.report(doctype, at: location(ofOffset: offset, in: source))
             return nil
         }
@@ -91,6 +97,26 @@ struct SecureXMLReader {
             }
             return nil
         }
+    }
+
+    /// Whether the declaration at `offset` has an internal subset (`[ … ]`), where entities live.
+    private static func hasInternalSubset(_ bytes: [UInt8], doctypeAt offset: Int) -> Bool {
+        var index = offset
+        var quote: UInt8?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == 0x22 || byte == 0x27 {
+                quote = byte
+            } else if byte == 0x5B {  // [
+                return true
+            } else if byte == 0x3E {  // >
+                return false
+            }
+            index += 1
+        }
+        return true
     }
 
     private static func location(ofOffset offset: Int, in source: SourceFile) -> SourceLocation {

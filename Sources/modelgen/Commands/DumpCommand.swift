@@ -1,0 +1,59 @@
+import ModelGenCore
+
+struct DumpCommand: Command {
+    static let name = "dump"
+    static let summary = "Print a stage's view of a model"
+    static let help = """
+        OVERVIEW: \(summary)
+
+        Prints the value a compiler stage produces, deterministically (same input, same bytes):
+          parse    the raw elements and attributes of the contents file, with their lines
+          resolve  the typed, resolved and validated model
+
+        USAGE: modelgen dump [<options>] <model>
+
+        OPTIONS:
+          --stage <stage>         parse | resolve (default: resolve)
+          --format <format>       text | json (default: text)
+          --model-version <name>  Dump this version instead of the current one
+          --warnings-as-errors    Treat warnings as errors
+          -h, --help              Show this help
+
+        EXIT STATUS: 0 success, 1 model errors (nothing is printed on stdout), 64 usage error.
+        """
+    static let spec = OptionSpec(
+        valued: ["--stage", "--format", "--model-version"], flags: ["--warnings-as-errors"],
+        choices: ["--stage": ["parse", "resolve"], "--format": ["text", "json"]])
+
+    static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
+        guard let path = arguments.positionals.first else { throw UsageError(message: "missing model path") }
+        guard arguments.positionals.count == 1 else {
+            throw UsageError(message: "dump takes one model, got \(arguments.positionals.count)")
+        }
+        let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
+        let loader = ModelLoader()
+        let stage = arguments.options["--stage"] ?? "resolve"
+        var value: DumpValue?
+        if let source = loader.source(at: path, diagnostics: engine),
+            let version = loader.selectVersion(of: source, requested: arguments.options["--model-version"], diagnostics: engine)
+        {
+            do {
+                if stage == "parse" {
+                    if let file = loader.sourceFile(for: version, diagnostics: engine),
+                        let syntax = ModelParser().parse(file, diagnostics: engine), !engine.hasErrors
+                    {
+                        value = try DumpValue.from(syntax)
+                    }
+                } else if let model = loader.load(version, diagnostics: engine) {
+                    value = try DumpValue.from(model)
+                }
+            } catch {
+                preconditionFailure("dump encoding cannot fail: \(error)")
+            }
+        }
+        if output.printDiagnostics(engine) { return .modelErrors }
+        guard let value else { return .modelErrors }
+        output.print(arguments.options["--format"] == "json" ? value.json : value.text)
+        return .success
+    }
+}
