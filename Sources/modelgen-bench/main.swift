@@ -1,1 +1,46 @@
-print("placeholder")
+import Foundation
+
+let usage = """
+    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N]
+
+    BENCHMARKS:
+      frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
+                 attributes × 3 relationships) next to libxml2 alone parsing the same bytes
+
+    Build in release mode: swift run -c release modelgen-bench frontend
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(arguments.isEmpty ? 64 : 0)
+}
+let benchmark = arguments.removeFirst()
+var json = false
+var runs = 15
+var entities = 2_000
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--json": json = true
+    case "--runs", "--entities":
+        guard let text = arguments.first, let value = Int(text), value > 0 else {
+            FileHandle.standardError.write(Data("modelgen-bench: error: '\(argument)' needs a positive number\n".utf8))
+            exit(64)
+        }
+        arguments.removeFirst()
+        if argument == "--runs" { runs = value } else { entities = value }
+    default:
+        FileHandle.standardError.write(Data("modelgen-bench: error: unknown option '\(argument)'\n".utf8))
+        exit(64)
+    }
+}
+
+switch benchmark {
+case "frontend":
+    let phases = FrontendBenchmark.run(entities: entities, runs: runs)
+    Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, median of \(runs) runs")
+default:
+    FileHandle.standardError.write(Data("modelgen-bench: error: unknown benchmark '\(benchmark)'\n\(usage)\n".utf8))
+    exit(64)
+}

@@ -38,8 +38,8 @@ public struct ModelSyntax: Sendable, Encodable {
 }
 
 /// `<userInfo>`: free key/value pairs, in file order.
-public struct UserInfoSyntax: Sendable, Codable, Equatable {
-    public struct Entry: Sendable, Codable, Equatable {
+public struct UserInfoSyntax: Sendable, Encodable, Equatable {
+    public struct Entry: Sendable, Encodable, Equatable {
         public var line: Int
         public var key: String?
         public var value: String?
@@ -50,7 +50,7 @@ public struct UserInfoSyntax: Sendable, Codable, Equatable {
 }
 
 /// `<entity>`.
-public struct EntitySyntax: Sendable, Codable {
+public struct EntitySyntax: Sendable, Encodable {
     public var line: Int
     public var name: String?
     public var representedClassName: String?
@@ -71,40 +71,155 @@ public struct EntitySyntax: Sendable, Codable {
 }
 
 /// `<attribute>`, in an entity or a composite.
-public struct AttributeSyntax: Sendable, Codable {
+///
+/// The attributes Xcode writes on most `<attribute>` elements are stored inline; the rarely used
+/// ones share one small list, which keeps the syntax of large models compact.
+public struct AttributeSyntax: Sendable, Encodable {
+    /// The rarely written XML attributes of `<attribute>`.
+    public enum RareField: String, Sendable, CaseIterable {
+        case valueTransformerName
+        case allowsExternalBinaryDataStorage
+        case minDateTimeInterval
+        case minValueString
+        case maxDateTimeInterval
+        case maxValueString
+        case defaultDateTimeInterval
+        case regularExpressionString
+        case derived
+        case derivationExpression
+        case renamingIdentifier
+        case versionHashModifier
+        case preserveAfterDeletion
+        case spotlightIndexingEnabled
+        case storedInTruthFile
+        case allowsCloudEncryption
+        case composite
+    }
+
     public var line: Int
     public var name: String?
     public var optional: String?
     public var transient: String?
     public var attributeType: String?
-    public var valueTransformerName: String?
-    public var allowsExternalBinaryDataStorage: String?
-    public var minDateTimeInterval: String?
-    public var minValueString: String?
-    public var maxDateTimeInterval: String?
-    public var maxValueString: String?
-    public var defaultDateTimeInterval: String?
     public var defaultValueString: String?
-    public var regularExpressionString: String?
-    public var derived: String?
-    public var derivationExpression: String?
     public var usesScalarValueType: String?
     public var indexed: String?
     public var elementID: String?
-    public var renamingIdentifier: String?
     public var customClassName: String?
-    public var versionHashModifier: String?
-    public var preserveAfterDeletion: String?
-    public var spotlightIndexingEnabled: String?
-    public var storedInTruthFile: String?
-    public var allowsCloudEncryption: String?
-    public var composite: String?
     public var syncable: String?
     public var userInfo: UserInfoSyntax?
+    private var rare: [(field: RareField, value: String)] = []
+
+    public init(line: Int) {
+        self.line = line
+    }
+
+    public subscript(field: RareField) -> String? {
+        get { rare.first { $0.field == field }?.value }
+        set {
+            rare.removeAll { $0.field == field }
+            if let newValue { rare.append((field, newValue)) }
+        }
+    }
+
+    public var valueTransformerName: String? {
+        get { self[.valueTransformerName] }
+        set { self[.valueTransformerName] = newValue }
+    }
+    public var allowsExternalBinaryDataStorage: String? {
+        get { self[.allowsExternalBinaryDataStorage] }
+        set { self[.allowsExternalBinaryDataStorage] = newValue }
+    }
+    public var minDateTimeInterval: String? {
+        get { self[.minDateTimeInterval] }
+        set { self[.minDateTimeInterval] = newValue }
+    }
+    public var minValueString: String? {
+        get { self[.minValueString] }
+        set { self[.minValueString] = newValue }
+    }
+    public var maxDateTimeInterval: String? {
+        get { self[.maxDateTimeInterval] }
+        set { self[.maxDateTimeInterval] = newValue }
+    }
+    public var maxValueString: String? {
+        get { self[.maxValueString] }
+        set { self[.maxValueString] = newValue }
+    }
+    public var defaultDateTimeInterval: String? {
+        get { self[.defaultDateTimeInterval] }
+        set { self[.defaultDateTimeInterval] = newValue }
+    }
+    public var regularExpressionString: String? {
+        get { self[.regularExpressionString] }
+        set { self[.regularExpressionString] = newValue }
+    }
+    public var derived: String? {
+        get { self[.derived] }
+        set { self[.derived] = newValue }
+    }
+    public var derivationExpression: String? {
+        get { self[.derivationExpression] }
+        set { self[.derivationExpression] = newValue }
+    }
+    public var renamingIdentifier: String? {
+        get { self[.renamingIdentifier] }
+        set { self[.renamingIdentifier] = newValue }
+    }
+    public var versionHashModifier: String? {
+        get { self[.versionHashModifier] }
+        set { self[.versionHashModifier] = newValue }
+    }
+    public var preserveAfterDeletion: String? {
+        get { self[.preserveAfterDeletion] }
+        set { self[.preserveAfterDeletion] = newValue }
+    }
+    public var spotlightIndexingEnabled: String? {
+        get { self[.spotlightIndexingEnabled] }
+        set { self[.spotlightIndexingEnabled] = newValue }
+    }
+    public var storedInTruthFile: String? {
+        get { self[.storedInTruthFile] }
+        set { self[.storedInTruthFile] = newValue }
+    }
+    public var allowsCloudEncryption: String? {
+        get { self[.allowsCloudEncryption] }
+        set { self[.allowsCloudEncryption] = newValue }
+    }
+    public var composite: String? {
+        get { self[.composite] }
+        set { self[.composite] = newValue }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        try container.encode(line, forKey: AnyKey(stringValue: "line"))
+        try container.encodeIfPresent(name, forKey: AnyKey(stringValue: "name"))
+        try container.encodeIfPresent(optional, forKey: AnyKey(stringValue: "optional"))
+        try container.encodeIfPresent(transient, forKey: AnyKey(stringValue: "transient"))
+        try container.encodeIfPresent(attributeType, forKey: AnyKey(stringValue: "attributeType"))
+        try container.encodeIfPresent(defaultValueString, forKey: AnyKey(stringValue: "defaultValueString"))
+        try container.encodeIfPresent(usesScalarValueType, forKey: AnyKey(stringValue: "usesScalarValueType"))
+        try container.encodeIfPresent(indexed, forKey: AnyKey(stringValue: "indexed"))
+        try container.encodeIfPresent(elementID, forKey: AnyKey(stringValue: "elementID"))
+        try container.encodeIfPresent(customClassName, forKey: AnyKey(stringValue: "customClassName"))
+        try container.encodeIfPresent(syncable, forKey: AnyKey(stringValue: "syncable"))
+        for field in RareField.allCases {
+            try container.encodeIfPresent(self[field], forKey: AnyKey(stringValue: field.rawValue))
+        }
+        try container.encodeIfPresent(userInfo, forKey: AnyKey(stringValue: "userInfo"))
+    }
 }
 
 /// `<relationship>`.
-public struct RelationshipSyntax: Sendable, Codable {
+public struct RelationshipSyntax: Sendable, Encodable {
     public var line: Int
     public var name: String?
     public var optional: String?
@@ -126,7 +241,7 @@ public struct RelationshipSyntax: Sendable, Codable {
 }
 
 /// `<fetchedProperty>` with its nested `<fetchRequest>`.
-public struct FetchedPropertySyntax: Sendable, Codable {
+public struct FetchedPropertySyntax: Sendable, Encodable {
     public var line: Int
     public var name: String?
     public var optional: String?
@@ -138,7 +253,7 @@ public struct FetchedPropertySyntax: Sendable, Codable {
 }
 
 /// A model-level `<fetchRequest>` template, or the one nested in a fetched property.
-public struct FetchRequestSyntax: Sendable, Codable {
+public struct FetchRequestSyntax: Sendable, Encodable {
     public var line: Int
     public var name: String?
     public var entity: String?
@@ -154,8 +269,8 @@ public struct FetchRequestSyntax: Sendable, Codable {
 }
 
 /// `<configuration>` and its `<memberEntity>` names.
-public struct ConfigurationSyntax: Sendable, Codable {
-    public struct Member: Sendable, Codable {
+public struct ConfigurationSyntax: Sendable, Encodable {
+    public struct Member: Sendable, Encodable {
         public var line: Int
         public var name: String?
     }
@@ -167,8 +282,8 @@ public struct ConfigurationSyntax: Sendable, Codable {
 }
 
 /// `<fetchIndex>` with its `<fetchIndexElement>`s.
-public struct FetchIndexSyntax: Sendable, Codable {
-    public struct Element: Sendable, Codable {
+public struct FetchIndexSyntax: Sendable, Encodable {
+    public struct Element: Sendable, Encodable {
         public var line: Int
         public var property: String?
         public var expression: String?
@@ -183,25 +298,25 @@ public struct FetchIndexSyntax: Sendable, Codable {
 }
 
 /// A legacy `<compoundIndex>` (inside `<compoundIndexes>`): unnamed, a list of `<index value=…>`.
-public struct CompoundIndexSyntax: Sendable, Codable {
+public struct CompoundIndexSyntax: Sendable, Encodable {
     public var line: Int
     public var properties: [PropertyNameSyntax] = []
 }
 
 /// A `<uniquenessConstraint>` (inside `<uniquenessConstraints>`): a list of `<constraint value=…>`.
-public struct UniquenessConstraintSyntax: Sendable, Codable {
+public struct UniquenessConstraintSyntax: Sendable, Encodable {
     public var line: Int
     public var properties: [PropertyNameSyntax] = []
 }
 
 /// A property named by `value=` in a constraint or legacy index.
-public struct PropertyNameSyntax: Sendable, Codable {
+public struct PropertyNameSyntax: Sendable, Encodable {
     public var line: Int
     public var value: String?
 }
 
 /// A model-level `<composite>`: a named group of attributes (Xcode 15).
-public struct CompositeSyntax: Sendable, Codable {
+public struct CompositeSyntax: Sendable, Encodable {
     public var line: Int
     public var name: String?
     public var elementID: String?

@@ -37,19 +37,7 @@ struct SecureXMLReader {
     static func read(
         _ source: SourceFile, allowsExternalDoctype: Bool = false, diagnostics: DiagnosticEngine
     ) -> xmlDocPtr? {
-        _ = initialized
-        guard source.bytes.count <= maximumSize else {
-            diagnostics.report(tooLarge, at: source.location(line: 1))
-            return nil
-        }
-        guard !source.bytes.isEmpty else {
-            diagnostics.report(empty, at: source.location(line: 1))
-            return nil
-        }
-        if let offset = doctypeOffset(in: source.bytes),
-            !allowsExternalDoctype || hasInternalSubset(source.bytes, doctypeAt: offset)
-        {
-            diagnostics.report(doctype, at: location(ofOffset: offset, in: source))
+        guard precheck(source, allowsExternalDoctype: allowsExternalDoctype, diagnostics: diagnostics) else {
             return nil
         }
         guard let context = xmlNewParserCtxt() else {
@@ -65,13 +53,76 @@ struct SecureXMLReader {
             return document
         }
         if let document { xmlFreeDoc(document) }
+        reportError(of: context, in: source, diagnostics: diagnostics)
+        return nil
+    }
+
+    /// Streams `source` through libxml2's SAX2 parser into `handler`, building no tree.
+    /// - Returns: whether the document was well-formed (otherwise a located error was reported).
+    static func stream(_ source: SourceFile, to handler: SAXHandler, diagnostics: DiagnosticEngine) -> Bool {
+        guard precheck(source, allowsExternalDoctype: false, diagnostics: diagnostics) else { return false }
+        let context: xmlParserCtxtPtr? = source.bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                xmlCreateMemoryParserCtxt(pointer, Int32(buffer.count))
+            }
+        }
+        guard let context else { preconditionFailure("libxml2 could not allocate a parser context") }
+        defer {
+            context.pointee.userData = nil
+            xmlFreeParserCtxt(context)
+        }
+        var callbacks = xmlSAXHandler()
+        callbacks.initialized = XML_SAX2_MAGIC
+        callbacks.startElementNs = saxStartElement
+        callbacks.endElementNs = saxEndElement
+        callbacks.characters = saxCharacters
+        callbacks.cdataBlock = saxCharacters
+        context.pointee.sax.pointee = callbacks
+        _ = xmlCtxtUseOptions(context, parseOptions)
+        // libxml2's option handling may install default handlers; keep ours.
+        context.pointee.sax.pointee.startElementNs = saxStartElement
+        context.pointee.sax.pointee.endElementNs = saxEndElement
+        context.pointee.sax.pointee.characters = saxCharacters
+        context.pointee.sax.pointee.ignorableWhitespace = nil
+        handler.context = context
+        let unmanaged = Unmanaged.passUnretained(handler)
+        context.pointee.userData = unmanaged.toOpaque()
+        _ = withExtendedLifetime(handler) { xmlParseDocument(context) }
+        handler.context = nil
+        if handler.stopped { return true }
+        if context.pointee.wellFormed != 0 { return true }
+        reportError(of: context, in: source, diagnostics: diagnostics)
+        return false
+    }
+
+    private static func precheck(
+        _ source: SourceFile, allowsExternalDoctype: Bool, diagnostics: DiagnosticEngine
+    ) -> Bool {
+        _ = initialized
+        guard source.bytes.count <= maximumSize else {
+            diagnostics.report(tooLarge, at: source.location(line: 1))
+            return false
+        }
+        guard !source.bytes.isEmpty else {
+            diagnostics.report(empty, at: source.location(line: 1))
+            return false
+        }
+        if let offset = doctypeOffset(in: source.bytes),
+            !allowsExternalDoctype || hasInternalSubset(source.bytes, doctypeAt: offset)
+        {
+            diagnostics.report(doctype, at: location(ofOffset: offset, in: source))
+            return false
+        }
+        return true
+    }
+
+    private static func reportError(of context: xmlParserCtxtPtr, in source: SourceFile, diagnostics: DiagnosticEngine) {
         let error = context.pointee.lastError
         let message = error.message.map { String(cString: $0) } ?? "the document is not well-formed"
         let detail = message.trimmingTrailingWhitespace()
         let line = error.line > 0 ? Int(error.line) : 1
         let column = error.int2 > 0 ? Int(error.int2) : 1
         diagnostics.report(malformed(detail), at: source.location(line: line, column: column))
-        return nil
     }
 
     /// The offset of `<!DOCTYPE` in the prolog, if any. The prolog ends at the first `<` that
@@ -128,6 +179,49 @@ struct SecureXMLReader {
         }
         return source.location(line: line, column: offset - lineStart + 1)
     }
+}
+
+/// Receives the SAX events of one document.
+class SAXHandler {
+    /// The parser, while a parse runs (for the current line and for stopping).
+    var context: xmlParserCtxtPtr?
+    /// Set when the handler stopped the parse on purpose (it reported why).
+    private(set) var stopped = false
+
+    /// The line libxml2 is on: for a start tag, the line on which the tag ends.
+    var currentLine: Int {
+        guard let input = context?.pointee.input else { return 1 }
+        return Int(input.pointee.line)
+    }
+
+    func stop() {
+        stopped = true
+        if let context { xmlStopParser(context) }
+    }
+
+    func startElement(_ name: String, _ attributes: SAXAttributes, line: Int) {}
+    func endElement() {}
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {}
+}
+
+private func handler(_ userData: UnsafeMutableRawPointer?) -> SAXHandler? {
+    guard let userData else { return nil }
+    return Unmanaged<SAXHandler>.fromOpaque(userData).takeUnretainedValue()
+}
+
+private let saxStartElement: startElementNsSAX2Func = { userData, name, _, _, _, _, count, _, attributes in
+    guard let handler = handler(userData), let name else { return }
+    handler.startElement(
+        SAXAttributes.string(name), SAXAttributes(base: attributes, count: Int(count)), line: handler.currentLine)
+}
+
+private let saxEndElement: endElementNsSAX2Func = { userData, _, _, _ in
+    handler(userData)?.endElement()
+}
+
+private let saxCharacters: charactersSAXFunc = { userData, bytes, count in
+    guard let handler = handler(userData), let bytes, count > 0 else { return }
+    handler.characters(UnsafeBufferPointer(start: bytes, count: Int(count)))
 }
 
 extension String {

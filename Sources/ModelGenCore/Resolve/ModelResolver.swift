@@ -60,7 +60,7 @@ public struct ModelResolver {
             usedWithCloudKit: values.bool(syntax.usedWithCloudKit, "usedWithCloudKit", line: syntax.line),
             usedWithSwiftData: values.bool(syntax.usedWithSwiftData, "usedWithSwiftData", line: syntax.line)
         )
-        context.entities = syntax.entities.compactMap { context.entity($0) }
+        context.entities = syntax.entities.compactMapBorrowing { context.entity($0) }
         context.indexEntities()
         context.linkInheritance()
         context.indexProperties()
@@ -146,7 +146,7 @@ struct ResolutionContext {
             }
         }
         let attributeResolver = AttributeResolver(values: values)
-        let attributes = syntax.attributes.compactMap { attribute -> Attribute? in
+        let attributes = syntax.attributes.compactMapBorrowing { attribute -> Attribute? in
             guard let attributeName = attribute.name, !attributeName.isEmpty else {
                 diagnostics.report(ModelResolver.missingName("attribute"), at: location(attribute.line, element: "attribute"))
                 return nil
@@ -164,7 +164,7 @@ struct ResolutionContext {
             versionHashModifier: syntax.versionHashModifier,
             codeGeneration: codeGeneration,
             attributes: attributes,
-            relationships: syntax.relationships.compactMap { relationship($0) },
+            relationships: syntax.relationships.compactMapBorrowing { relationship($0) },
             fetchedProperties: syntax.fetchedProperties.compactMap { fetchedProperty($0) },
             fetchIndexes: fetchIndexes(syntax),
             uniquenessConstraints: syntax.uniquenessConstraints.map { constraint in
@@ -232,7 +232,7 @@ struct ResolutionContext {
         return Composite(
             name: name,
             elementID: syntax.elementID,
-            attributes: syntax.attributes.compactMap { attribute in
+            attributes: syntax.attributes.compactMapBorrowing { attribute in
                 guard let attributeName = attribute.name, !attributeName.isEmpty else {
                     diagnostics.report(
                         ModelResolver.missingName("attribute"), at: location(attribute.line, element: "attribute"))

@@ -26,10 +26,12 @@ struct ValueReader {
     }
 
     static func parseBool(_ value: String) -> Bool? {
+        if value == "YES" { return true }  // what Xcode writes; the fast path
+        if value == "NO" { return false }
         switch value.lowercased() {
-        case "yes", "true", "1": true
-        case "no", "false", "0", "": false
-        default: nil
+        case "yes", "true", "1": return true
+        case "no", "false", "0", "": return false
+        default: return nil
         }
     }
 

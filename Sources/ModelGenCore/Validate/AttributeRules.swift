@@ -27,9 +27,15 @@ enum AttributeRules {
     static func check(_ model: ObjectModel, _ diagnostics: DiagnosticEngine) {
         let composites = Set(model.composites.map(\.name))
         var regexCache: [String: Bool] = [:]
-        let all = model.entities.flatMap(\.attributes) + model.composites.flatMap(\.attributes)
-        for attribute in all {
-            check(attribute, in: model, composites: composites, regexCache: &regexCache, diagnostics)
+        for entity in model.entities.indices {
+            for index in model.entities[entity].attributes.indices {
+                check(model.entities[entity].attributes[index], in: model, composites: composites, regexCache: &regexCache, diagnostics)
+            }
+        }
+        for composite in model.composites {
+            for attribute in composite.attributes {
+                check(attribute, in: model, composites: composites, regexCache: &regexCache, diagnostics)
+            }
         }
     }
 

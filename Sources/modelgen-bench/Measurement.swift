@@ -1,0 +1,51 @@
+import Foundation
+
+/// One row of a benchmark: a phase's time next to its baseline's, measured in the same process.
+struct Phase {
+    var name: String
+    var milliseconds: Double
+    var baselineMilliseconds: Double
+
+    var ratio: Double { milliseconds / baselineMilliseconds }
+}
+
+enum Clock {
+    /// The median wall time of `runs` calls of `body`, in milliseconds, after `warmups` unmeasured calls.
+    static func median(runs: Int, warmups: Int = 2, _ body: () -> Void) -> Double {
+        for _ in 0..<warmups { body() }
+        var samples: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+        }
+        samples.sort()
+        return samples[samples.count / 2]
+    }
+}
+
+enum Report {
+    static func print(_ phases: [Phase], json: Bool, title: String) {
+        if json {
+            let rows = phases.map { phase in
+                "{\"name\":\"\(phase.name)\",\"ms\":\(format(phase.milliseconds)),\"baselineMs\":\(format(phase.baselineMilliseconds)),\"ratio\":\(format(phase.ratio))}"
+            }
+            Swift.print("{\"phases\":[" + rows.joined(separator: ",") + "]}")
+            return
+        }
+        Swift.print(title)
+        Swift.print("phase".padding(toLength: 22, withPad: " ", startingAt: 0) + "      ms   baseline ms   ratio")
+        for phase in phases {
+            Swift.print(
+                phase.name.padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + pad(format(phase.milliseconds), 8) + pad(format(phase.baselineMilliseconds), 14)
+                    + pad(format(phase.ratio), 8))
+        }
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%.3f", value) }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
