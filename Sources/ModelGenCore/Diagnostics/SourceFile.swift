@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The bytes of one input file and the means to turn a line (as libxml2 reports it) and a name
 /// into a full `SourceLocation`.
 ///
@@ -16,8 +22,12 @@ public final class SourceFile: Sendable {
         var starts = [0]
         starts.reserveCapacity(bytes.count / 48 + 1)
         bytes.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices where buffer[index] == 0x0A {
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count, let hit = memchr(base + offset, 0x0A, buffer.count - offset) {
+                let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
                 starts.append(index + 1)
+                offset = index + 1
             }
         }
         self.lineStarts = starts
@@ -42,6 +52,14 @@ public final class SourceFile: Sendable {
     public func location(line: Int, element name: String) -> SourceLocation {
         locate(line: line, needle: Array(("<" + name).utf8), followedBy: [0x20, 0x09, 0x0A, 0x0D, 0x2F, 0x3E],
                precededBy: nil, offset: 0)
+    }
+
+    /// The location of the first occurrence of `text` on `line` (column 1 when absent).
+    public func location(line: Int, text: [UInt8]) -> SourceLocation {
+        guard let range = byteRange(ofLine: line),
+            let hit = firstMatch(of: text, in: range, followedBy: nil, precededBy: nil)
+        else { return location(line: line) }
+        return SourceLocation(file: path, line: line, column: hit - range.lowerBound + 1)
     }
 
     /// The location of the value of attribute `name`, advanced by `offset` bytes into the value.

@@ -31,8 +31,12 @@ public struct ModelParser {
     /// Parses one `contents` file.
     /// - Returns: the syntax, or `nil` when the file could not be read as a model (an error was reported).
     public func parse(_ source: SourceFile, diagnostics: DiagnosticEngine) -> ModelSyntax? {
-        let builder = SyntaxBuilder(source: source, diagnostics: diagnostics)
+        // The builder's own findings only count for a well-formed file: after a fatal XML error
+        // they would be noise around the one error that matters.
+        let findings = DiagnosticEngine()
+        let builder = SyntaxBuilder(source: source, diagnostics: findings)
         guard SecureXMLReader.stream(source, to: builder, diagnostics: diagnostics) else { return nil }
+        for diagnostic in findings.diagnostics { diagnostics.report(diagnostic) }
         guard let model = builder.model else {
             if !builder.rejectedRoot { diagnostics.report(Self.wrongRoot, at: source.location(line: 1)) }
             return nil

@@ -69,10 +69,17 @@ final class SyntaxBuilder: SAXHandler {
         case .ignored, .layout: return
         default: break
         }
-        let isBlank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        guard !isBlank else { return }
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }) else { return }
         textReportedDepth = frames.count
-        diagnostics.report(ModelParser.unexpectedText(elementName(of: frame)), at: source.location(line: currentLine))
+        // libxml2 is at the end of the text; count back to the line of its first non-blank byte
+        // and find that byte's column by searching the line for the text.
+        let newlinesAfter = bytes[first...].count { $0 == 0x0A }
+        let line = currentLine - newlinesAfter
+        let word = bytes[first...].prefix { !isBlank($0) && $0 != 0x3C }.prefix(32)
+        diagnostics.report(
+            ModelParser.unexpectedText(elementName(of: frame)),
+            at: source.location(line: line, text: Array(word)))
     }
 
     // MARK: - Reporting
