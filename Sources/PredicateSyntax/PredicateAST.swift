@@ -155,6 +155,8 @@ public indirect enum Expression: Hashable, Sendable {
     case subquery(collection: Expression, variable: String, predicate: PredicateNode)
     /// `CAST(value, 'Type')`.
     case cast(Expression, type: String)
+    /// A key path applied to the value of another expression: `SUBQUERY(…).@count`, `items[FIRST].name`.
+    case member(Expression, components: [String])
 }
 
 public enum ArithmeticOperator: String, Hashable, Sendable {

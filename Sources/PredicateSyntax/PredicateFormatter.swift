@@ -40,7 +40,7 @@ extension Expression: CustomStringConvertible {
             case .variable(let name): parts = ["$" + name]
             case .argument: parts = ["%K"]
             }
-            parts += components
+            parts += components.map(Self.escapedKey)
             return parts.joined(separator: ".")
         case .literal(let literal):
             return literal.description
@@ -67,7 +67,18 @@ extension Expression: CustomStringConvertible {
             return "SUBQUERY(\(collection), $\(variable), \(predicate))"
         case .cast(let value, let type):
             return "CAST(\(value), \(Literal.string(type)))"
+        case .member(let base, let components):
+            return "\(base)." + components.map(Self.escapedKey).joined(separator: ".")
         }
+    }
+
+    /// Words the grammar reserves, written with `#` when used as keys.
+    private static let wordsNeedingEscape: Set<String> = PredicateParser.reservedWords.union([
+        "NIL", "NULL", "TRUE", "FALSE", "YES", "NO", "SELF", "SUBQUERY", "CAST",
+    ])
+
+    static func escapedKey(_ key: String) -> String {
+        wordsNeedingEscape.contains(key.uppercased()) ? "#" + key : key
     }
 }
 
@@ -134,7 +145,8 @@ extension Expression {
         case .arithmetic(_, let lhs, let rhs):
             lhs.collectVariables(into: &names, bound: &bound)
             rhs.collectVariables(into: &names, bound: &bound)
-        case .negate(let inner), .cast(let inner, _): inner.collectVariables(into: &names, bound: &bound)
+        case .negate(let inner), .cast(let inner, _), .member(let inner, _):
+            inner.collectVariables(into: &names, bound: &bound)
         case .index(let base, let index):
             base.collectVariables(into: &names, bound: &bound)
             if case .position(let position) = index { position.collectVariables(into: &names, bound: &bound) }

@@ -121,11 +121,22 @@ public struct PredicateParser {
             // comparison, `(a + b) > 3`: try the predicate and fall back when a comparison follows.
             let saved = (position, argumentCount, depth)
             advance()
-            if let inner = try? parseOr(), isSymbol(")") {
-                advance()
+            var predicateError: PredicateSyntaxError?
+            do {
+                let inner = try parseOr()
+                try expect(")")
                 if comparisonOperatorAhead() == nil { return inner }
+            } catch {
+                predicateError = error
             }
             (position, argumentCount, depth) = saved
+            do {
+                return .comparison(try parseComparison())
+            } catch {
+                // Report whichever reading got further: that is where the input went wrong.
+                if let predicateError, predicateError.offset > error.offset { throw predicateError }
+                throw error
+            }
         }
         return .comparison(try parseComparison())
     }
@@ -267,8 +278,12 @@ public struct PredicateParser {
                     expression = .keyPath(root: root, components: components + [component], offset: offset)
                 case .variable(let name, let offset):
                     expression = .keyPath(root: .variable(name), components: [component], offset: offset)
+                case .member(let base, let components):
+                    expression = .member(base, components: components + [component])
+                case .literal, .aggregate:
+                    throw PredicateSyntaxError("a key cannot follow a constant", offset: current.offset)
                 default:
-                    throw PredicateSyntaxError("a key can only follow a key path or a variable", offset: current.offset)
+                    expression = .member(expression, components: [component])
                 }
             } else if isSymbol("[") {
                 advance()
@@ -311,7 +326,7 @@ public struct PredicateParser {
         }
     }
 
-    private static let reservedWords: Set<String> = [
+    static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "LIKE", "MATCHES", "BEGINSWITH", "ENDSWITH", "CONTAINS",
         "ANY", "ALL", "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE",
     ]

@@ -84,6 +84,7 @@ struct SecureXMLReader {
         context.pointee.sax.pointee.endElementNs = saxEndElement
         context.pointee.sax.pointee.characters = saxCharacters
         context.pointee.sax.pointee.ignorableWhitespace = nil
+        context.pointee.sax.pointee.serror = saxError
         handler.context = context
         let unmanaged = Unmanaged.passUnretained(handler)
         context.pointee.userData = unmanaged.toOpaque()
@@ -91,7 +92,11 @@ struct SecureXMLReader {
         handler.context = nil
         if handler.stopped { return true }
         if context.pointee.wellFormed != 0 { return true }
-        reportError(of: context, in: source, diagnostics: diagnostics)
+        if let first = handler.firstError {
+            diagnostics.report(malformed(first.message), at: source.location(line: first.line, column: first.column))
+        } else {
+            reportError(of: context, in: source, diagnostics: diagnostics)
+        }
         return false
     }
 
@@ -187,6 +192,8 @@ class SAXHandler {
     var context: xmlParserCtxtPtr?
     /// Set when the handler stopped the parse on purpose (it reported why).
     private(set) var stopped = false
+    /// The first error libxml2 raised: the cause, where later errors are often consequences.
+    var firstError: (message: String, line: Int, column: Int)?
 
     /// The line libxml2 is on: for a start tag, the line on which the tag ends.
     var currentLine: Int {
@@ -196,6 +203,15 @@ class SAXHandler {
 
     func stop() {
         stopped = true
+        if let context { xmlStopParser(context) }
+    }
+
+    /// Whether libxml2 has met a fatal error; the events it may still deliver afterwards are
+    /// noise, so handlers stop the parse when they see one.
+    var hasFailed: Bool { (context?.pointee.wellFormed ?? 1) == 0 }
+
+    /// Ends a parse that already failed; the failure is reported by the reader.
+    func abandon() {
         if let context { xmlStopParser(context) }
     }
 
@@ -213,6 +229,16 @@ private let saxStartElement: startElementNsSAX2Func = { userData, name, _, _, _,
     guard let handler = handler(userData), let name else { return }
     handler.startElement(
         SAXAttributes.string(name), SAXAttributes(base: attributes, count: Int(count)), line: handler.currentLine)
+}
+
+private let saxError: xmlStructuredErrorFunc = { userData, error in
+    guard let handler = handler(userData), let error, handler.firstError == nil,
+        error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue
+    else { return }
+    let message = error.pointee.message.map { String(cString: $0) } ?? "the document is not well-formed"
+    handler.firstError = (
+        message.trimmingTrailingWhitespace(), max(1, Int(error.pointee.line)), max(1, Int(error.pointee.int2))
+    )
 }
 
 private let saxEndElement: endElementNsSAX2Func = { userData, _, _, _ in

@@ -44,6 +44,7 @@ final class SyntaxBuilder: SAXHandler {
     // MARK: - Events
 
     override func startElement(_ name: String, _ attributes: SAXAttributes, line: Int) {
+        if hasFailed { return abandon() }
         guard let parent = frames.last else {
             guard name == "model" else {
                 rejectedRoot = true
@@ -64,6 +65,7 @@ final class SyntaxBuilder: SAXHandler {
     }
 
     override func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if hasFailed { return abandon() }
         guard let frame = frames.last, textReportedDepth != frames.count else { return }
         switch frame {
         case .ignored, .layout: return

@@ -85,6 +85,9 @@ private struct KeyPathChecker {
         case .negate(let inner), .cast(let inner, _):
             check(inner, entity: entity)
             return nil
+        case .member(let base, let components):
+            guard let start = check(base, entity: entity) else { return nil }
+            return walk(components, from: start, offset: 0)
         case .index(let base, let index):
             let result = check(base, entity: entity)
             if case .position(let position) = index { check(position, entity: entity) }

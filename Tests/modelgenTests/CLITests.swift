@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// The `modelgen` command line: arguments, exit codes, exact output.
+@Suite struct CLITests {
+    @Test func versionAndHelp() throws {
+        let version = try CLIRunner.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout == "modelgen 0.1.0\n")
+        let help = try CLIRunner.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: modelgen <command>"))
+        #expect(help.stdout.contains("check") && help.stdout.contains("dump"))
+        for command in ["check", "dump"] {
+            let viaFlag = try CLIRunner.run([command, "--help"])
+            let viaHelp = try CLIRunner.run(["help", command])
+            #expect(viaFlag.status == 0)
+            #expect(viaFlag.stdout.contains("USAGE: modelgen \(command)"))
+            #expect(viaFlag.stdout == viaHelp.stdout)
+        }
+    }
+
+    @Test(arguments: [
+        ([], "OVERVIEW"),
+        (["frobnicate"], "modelgen: error: unknown command 'frobnicate'"),
+        (["check"], "modelgen: error: missing model path"),
+        (["check", "--colour", "Models/Fruits.xcdatamodeld"], "modelgen: error: unknown option '--colour'"),
+        (["dump", "--stage", "emit", "Models/Fruits.xcdatamodeld"], "modelgen: error: invalid value 'emit' for '--stage'"),
+        (["dump", "--format"], "modelgen: error: option '--format' needs a value"),
+        (["dump", "Models/Fruits.xcdatamodeld", "Models/GradeBook.xcdatamodeld"], "modelgen: error: dump takes one model"),
+        (["check", "--all-versions", "--model-version", "X", "Models/Fruits.xcdatamodeld"], "cannot be used together"),
+        (["help", "frobnicate"], "modelgen: error: unknown command 'frobnicate'"),
+    ])
+    func usageErrorsExitWith64(_ arguments: [String], _ message: String) throws {
+        let result = try CLIRunner.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func checkOfCleanModelsPrintsNothingAndExitsZero() throws {
+        let models = try FileManager.default.contentsOfDirectory(atPath: CLIRunner.packageRoot.appendingPathComponent("Models").path)
+            .filter { $0.hasSuffix(".xcdatamodeld") }.sorted().map { "Models/" + $0 }
+        #expect(models.count == 6)
+        let result = try CLIRunner.run(["check", "--warnings-as-errors"] + models)
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test func errorsAreRenderedWithThePathAsGivenAndExitOne() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("Shop.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Order" color="red">
+                <relationship name="items" toMany="YES" deletionRule="Cascade" destinationEntity="Item"/>
+            </entity>
+        </model>
+        """.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let result = try CLIRunner.run(["check", "./Shop.xcdatamodel"], in: directory)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == """
+                ./Shop.xcdatamodel/contents:3:26: warning: unknown attribute 'color' on <entity> is ignored [unknown-attribute]
+                ./Shop.xcdatamodel/contents:4:72: error: relationship 'items' names destination 'Item', which does not exist [unresolved-destination]
+
+                """)
+        let strict = try CLIRunner.run(["check", "--warnings-as-errors", "Shop.xcdatamodel/contents"], in: directory)
+        #expect(strict.status == 1)
+        #expect(strict.stderr.hasPrefix("Shop.xcdatamodel/contents:3:26: error: unknown attribute 'color'"))
+    }
+
+    @Test func warningsAloneExitZero() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("contents")
+        try #"<?xml version="1.0"?><model><entity name="A" color="red"/></model>"#.write(to: file, atomically: true, encoding: .utf8)
+        let result = try CLIRunner.run(["check", file.path])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("warning: unknown attribute 'color'"))
+        #expect(try CLIRunner.run(["check", "--warnings-as-errors", file.path]).status == 1)
+    }
+
+    @Test func dumpIsDeterministicInBothFormats() throws {
+        for stage in ["parse", "resolve"] {
+            let text = try CLIRunner.run(["dump", "--stage", stage, "Models/GradeBook.xcdatamodeld"])
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout == (try CLIRunner.run(["dump", "--stage", stage, "Models/GradeBook.xcdatamodeld"])).stdout)
+            let json = try CLIRunner.run(["dump", "--stage", stage, "--format", "json", "Models/GradeBook.xcdatamodeld"])
+            #expect(json.status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let entities = object?["entities"] as? [[String: Any]]
+            #expect(entities?.map { $0["name"] as? String } == ["Grade", "Quiz", "Student"])
+        }
+        let resolved = try CLIRunner.run(["dump", "Models/GradeBook.xcdatamodeld"])
+        #expect(resolved.stdout.contains("name: \"GradeForStudentAndQuiz\""))
+        #expect(resolved.stdout.contains("predicate: \"student.id == $STUDENT_ID AND quiz.id == $QUIZ_ID\""))
+        #expect(resolved.stdout.contains("variables:\n      - \"STUDENT_ID\"\n      - \"QUIZ_ID\""))
+    }
+
+    @Test func dumpOfABrokenModelPrintsOnlyDiagnostics() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("contents")
+        try #"<?xml version="1.0"?><model><entity name="A" parentEntity="B"/></model>"#.write(to: file, atomically: true, encoding: .utf8)
+        let result = try CLIRunner.run(["dump", file.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("[unresolved-parent-entity]"))
+    }
+}
