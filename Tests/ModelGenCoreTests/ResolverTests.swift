@@ -1,0 +1,243 @@
+import Testing
+
+@testable import ModelGenCore
+
+/// What Resolve makes of the XML: typed values, links, inheritance and Core Data's defaults.
+@Suite struct ResolverTests {
+    static func resolve(_ body: String) throws -> (ObjectModel, [Diagnostic]) {
+        let engine = DiagnosticEngine()
+        let file = SourceFile(path: "T/contents", bytes: Array(modelDocument(body).utf8))
+        let syntax = try #require(ModelParser().parse(file, diagnostics: engine))
+        let model = ModelResolver().resolve(syntax, diagnostics: engine)
+        ModelValidator().validate(model, diagnostics: engine)
+        return (model, engine.sorted)
+    }
+
+    @Test func attributesAreTypedWithCoreDataDefaults() throws {
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="A">
+                    <attribute name="count" attributeType="Integer 16" defaultValueString="0.0" usesScalarValueType="YES"/>
+                    <attribute name="flag" optional="YES" attributeType="Boolean" defaultValueString="0.0"/>
+                    <attribute name="legacy" attributeType="Integer 32" defaultValueString="YES"/>
+                    <attribute name="price" attributeType="Decimal" defaultValueString="0.10"/>
+                    <attribute name="ratio" attributeType="Float" defaultValueString="0"/>
+                    <attribute name="when" attributeType="Date" defaultDateTimeInterval="388411200" defaultValueString="2013-04-23 12:00:00 +0000"/>
+                    <attribute name="human" attributeType="Date" defaultValueString="2001-01-02 00:00:00 +0100"/>
+                    <attribute name="uuid" attributeType="UUID" defaultValueString="3c4e3ee8-5bd2-4b5a-8f3b-8c0fdbed5b86"/>
+                    <attribute name="name" attributeType="String" minValueString="3" maxValueString="10" regularExpressionString="[a-z]+"/>
+                    <attribute name="scratch" optional="YES" transient="YES"/>
+                    <attribute name="blob" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+                    <attribute name="colors" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="[String]"/>
+                    <attribute name="total" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="items.@count"/>
+                </entity>
+            """)
+        #expect(diagnostics.map(\.id) == ["stale-default-value"])
+        let attributes = Dictionary(uniqueKeysWithValues: model.entities[0].attributes.map { ($0.name, $0) })
+        #expect(attributes["count"]?.type == .integer16)
+        #expect(attributes["count"]?.isOptional == false)
+        #expect(attributes["count"]?.defaultValue == .integer(0))
+        #expect(attributes["count"]?.usesScalarValueType == true)
+        #expect(attributes["flag"]?.defaultValue == .bool(false))
+        #expect(attributes["flag"]?.isOptional == true)
+        #expect(attributes["legacy"]?.defaultValue == .integer(1))
+        #expect(attributes["price"]?.defaultValue == .decimal("0.10"))
+        #expect(attributes["ratio"]?.defaultValue == .double(0))
+        #expect(attributes["when"]?.defaultValue == .date(388_411_200))
+        #expect(attributes["human"]?.defaultValue == .date(82_800))
+        #expect(attributes["uuid"]?.defaultValue == .uuid("3C4E3EE8-5BD2-4B5A-8F3B-8C0FDBED5B86"))
+        #expect(attributes["name"]?.minimum == .integer(3))
+        #expect(attributes["name"]?.maximum == .integer(10))
+        #expect(attributes["name"]?.regularExpression == "[a-z]+")
+        #expect(attributes["scratch"]?.type == .undefined)
+        #expect(attributes["scratch"]?.isTransient == true)
+        #expect(attributes["blob"]?.allowsExternalBinaryDataStorage == true)
+        #expect(attributes["colors"]?.customClassName == "[String]")
+        #expect(attributes["colors"]?.valueTransformerName == "NSSecureUnarchiveFromData")
+        #expect(attributes["total"]?.derivation == "items.@count")
+        #expect(attributes["count"]?.usesScalarValueType == true)
+        #expect(attributes["name"]?.usesScalarValueType == nil)
+    }
+
+    @Test func inheritanceLinksParentsRootsAndInheritedProperties() throws {
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="Car" representedClassName=".Car" isAbstract="YES">
+                    <attribute name="make" attributeType="String"/>
+                    <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="cars" inverseEntity="Person"/>
+                </entity>
+                <entity name="ExpensiveSportCar" parentEntity="SportCar">
+                    <attribute name="price" attributeType="Decimal"/>
+                </entity>
+                <entity name="Person">
+                    <relationship name="cars" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Car" inverseName="owner" inverseEntity="Car"/>
+                </entity>
+                <entity name="SportCar" parentEntity="Car">
+                    <attribute name="topSpeed" attributeType="Double" defaultValueString="0.0"/>
+                </entity>
+            """)
+        #expect(diagnostics.isEmpty)
+        let car = try #require(model.entityID(named: "Car"))
+        let sport = try #require(model.entityID(named: "SportCar"))
+        let expensive = try #require(model.entityID(named: "ExpensiveSportCar"))
+        #expect(model.entities[expensive].parent == sport)
+        #expect(model.entities[sport].parent == car)
+        #expect(model.entities[expensive].root == car)
+        #expect(model.entities[car].subentities == [sport])
+        #expect(model.entities[car].isAbstract)
+        #expect(model.entities[car].representedClassName == ".Car")
+        #expect(model.ancestors(of: expensive) == [sport, car])
+        #expect(model.allAttributes(of: expensive).map(\.name) == ["make", "topSpeed", "price"])
+        #expect(model.propertyNames(of: expensive) == ["make", "owner", "price", "topSpeed"])
+        #expect(model.allRelationships(of: expensive).map(\.name) == ["owner"])
+        if case .relationship(let owner, _)? = model.property(named: "owner", in: expensive) {
+            #expect(owner == car)
+        } else {
+            Issue.record("owner is not inherited")
+        }
+    }
+
+    @Test func relationshipsResolveDestinationsInversesAndFlags() throws {
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="Business">
+                    <relationship name="departments" optional="YES" toMany="YES" deletionRule="Deny" ordered="YES" destinationEntity="Department" inverseName="businesses" inverseEntity="Department"/>
+                </entity>
+                <entity name="Department">
+                    <relationship name="businesses" optional="YES" toMany="YES" minCount="1" maxCount="9" deletionRule="No Action" destinationEntity="Business" inverseName="departments" inverseEntity="Business"/>
+                    <relationship name="head" optional="YES" minCount="1" maxCount="1" deletionRule="Cascade" destinationEntity="Business"/>
+                </entity>
+            """)
+        #expect(diagnostics.isEmpty)
+        let business = model.entities[0]
+        let department = model.entities[1]
+        let departments = business.relationships[0]
+        #expect(departments.destination == 1)
+        #expect(departments.inverse == RelationshipRef(entity: 1, index: 0))
+        #expect(departments.isInverseMutual)
+        #expect(departments.isToMany && departments.isOrdered)
+        #expect(departments.deletionRule == .deny)
+        #expect(department.relationships[0].deletionRule == .noAction)
+        #expect(department.relationships[0].minCount == 1)
+        #expect(department.relationships[0].maxCount == 9)
+        let head = department.relationships[1]
+        #expect(head.inverse == nil)
+        #expect(!head.isToMany)
+        #expect(head.minCount == 0, "minCount of an optional to-one is ignored, as Core Data does")
+        #expect(head.maxCount == 1)
+        #expect(head.deletionRule == .cascade)
+    }
+
+    @Test func oneSidedInverseKeepsEachDeclaredInverse() throws {
+        // The ArtsyPartner shape: Image.artist names Artist.thumbnail, whose inverse is Image.thumbnail.
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="Artist">
+                    <relationship name="thumbnail" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Image" inverseName="thumbnail" inverseEntity="Image"/>
+                </entity>
+                <entity name="Image">
+                    <relationship name="artist" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Artist" inverseName="thumbnail" inverseEntity="Artist"/>
+                    <relationship name="thumbnail" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Artist" inverseName="thumbnail" inverseEntity="Artist"/>
+                </entity>
+            """)
+        #expect(diagnostics.map(\.id) == ["inverse-not-mutual"])
+        let artist = model.entities[1].relationships[0]
+        #expect(artist.inverse == RelationshipRef(entity: 0, index: 0))
+        #expect(!artist.isInverseMutual)
+        #expect(model.entities[0].relationships[0].inverse == RelationshipRef(entity: 1, index: 1))
+        #expect(model.entities[0].relationships[0].isInverseMutual)
+        #expect(model.entities[1].relationships[1].isInverseMutual)
+    }
+
+    @Test func modelLevelElementsAreRead() throws {
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="Item" elementID="Thing" versionHashModifier="2" codeGenerationType="category">
+                    <attribute name="location" optional="YES" attributeType="Composite" composite="Point"/>
+                    <attribute name="sku" attributeType="String" elementID="code" indexed="YES" preserveAfterDeletion="YES" spotlightIndexingEnabled="YES" storedInTruthFile="YES" allowsCloudEncryption="YES">
+                        <userInfo>
+                            <entry key="JSONKeyPath" value="sku_code"/>
+                        </userInfo>
+                    </attribute>
+                    <relationship name="parts" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Item"/>
+                    <fetchedProperty name="similar" optional="YES">
+                        <fetchRequest name="fetchedPropertyFetchRequest" entity="Item" predicateString="sku BEGINSWITH $FETCH_SOURCE.sku"/>
+                    </fetchedProperty>
+                    <fetchIndex name="bySku">
+                        <fetchIndexElement property="sku" type="Binary" order="descending"/>
+                    </fetchIndex>
+                    <compoundIndexes>
+                        <compoundIndex>
+                            <index value="sku"/>
+                        </compoundIndex>
+                    </compoundIndexes>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint>
+                            <constraint value="sku"/>
+                        </uniquenessConstraint>
+                    </uniquenessConstraints>
+                    <userInfo>
+                        <entry key="modelgen.defaultSortKey" value="sku"/>
+                    </userInfo>
+                </entity>
+                <composite name="Point">
+                    <attribute name="x" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                    <attribute name="y" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
+                </composite>
+                <fetchRequest name="BySku" entity="Item" predicateString="sku == $SKU AND ANY parts.location.x &gt; $X" fetchLimit="100" fetchBatchSize="10" resultType="1" includeSubentities="YES" returnDistinctResults="YES"/>
+                <configuration name="Cloud" usedWithCloudKit="YES">
+                    <memberEntity name="Item"/>
+                </configuration>
+                <elements>
+                    <element name="Item" positionX="-63" positionY="-18" width="128" height="44"/>
+                </elements>
+            """)
+        #expect(diagnostics.isEmpty, "\(diagnostics.map(\.rendered))")
+        let item = model.entities[0]
+        #expect(item.elementID == "Thing")
+        #expect(item.versionHashModifier == "2")
+        #expect(item.codeGeneration == .category)
+        #expect(item.userInfo["modelgen.defaultSortKey"] == "sku")
+        let sku = item.attributes[1]
+        #expect(sku.elementID == "code")
+        #expect(sku.isIndexed && sku.preserveAfterDeletion && sku.spotlightIndexingEnabled)
+        #expect(sku.storedInTruthFile && sku.allowsCloudEncryption)
+        #expect(sku.userInfo.entries == [UserInfo.Entry(key: "JSONKeyPath", value: "sku_code")])
+        #expect(item.attributes[0].compositeName == "Point")
+        #expect(model.composites.map(\.name) == ["Point"])
+        #expect(model.composites[0].attributes.map(\.name) == ["x", "y"])
+        #expect(item.fetchedProperties[0].request.entity == 0)
+        #expect(item.fetchedProperties[0].request.variables == ["FETCH_SOURCE"])
+        #expect(item.fetchIndexes.map(\.name) == ["bySku", "compoundIndex1"])
+        #expect(item.fetchIndexes[0].elements[0].isAscending == false)
+        #expect(item.fetchIndexes[1].isLegacy)
+        #expect(item.uniquenessConstraints.map(\.properties) == [["sku"]])
+        let request = model.fetchRequests[0]
+        #expect(request.variables == ["SKU", "X"])
+        #expect(request.predicate?.node.description == "sku == $SKU AND ANY parts.location.x > $X")
+        #expect(request.fetchLimit == 100 && request.fetchBatchSize == 10)
+        #expect(request.resultType == .managedObjectID)
+        #expect(request.includeSubentities == true && request.returnDistinctResults == true)
+        #expect(request.includesPendingChanges == nil)
+        #expect(model.configurations[0].memberNames == ["Item"])
+        #expect(model.configurations[0].usedWithCloudKit)
+    }
+
+    @Test func emptyModelsAreLegal() throws {
+        let (model, diagnostics) = try Self.resolve("    <elements/>")
+        #expect(model.entities.isEmpty)
+        #expect(diagnostics.isEmpty)
+    }
+
+    @Test func booleansInEverySpelling() throws {
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="A" isAbstract="true"/>
+                <entity name="B" isAbstract="1"/>
+                <entity name="C" isAbstract="NO"/>
+                <entity name="D" isAbstract="false"/>
+            """)
+        #expect(diagnostics.isEmpty)
+        #expect(model.entities.map(\.isAbstract) == [true, true, false, false])
+    }
+}
