@@ -24,12 +24,39 @@ public indirect enum DumpValue: Equatable, Sendable {
 
     /// Encodes any `Encodable` value into a tree.
     public static func from(_ value: some Encodable) throws -> DumpValue {
-        let encoder = DumpEncoder()
-        try value.encode(to: encoder)
-        return encoder.storage.value
+        try DumpEncoder.encode(value, codingPath: []).value
     }
 
     // MARK: - Rendering
+
+    /// JSON on one line, without spaces.
+    public var compactJSON: String {
+        var output = ""
+        renderCompactJSON(into: &output)
+        return output
+    }
+
+    private func renderCompactJSON(into output: inout String) {
+        switch self {
+        case .array(let items):
+            output += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { output += "," }
+                item.renderCompactJSON(into: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { output += "," }
+                output += Self.quoted(key) + ":"
+                value.renderCompactJSON(into: &output)
+            }
+            output += "}"
+        default:
+            output += scalarText
+        }
+    }
 
     /// Pretty-printed JSON with two-space indentation and a trailing newline.
     public var json: String {

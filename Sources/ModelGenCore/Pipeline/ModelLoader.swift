@@ -133,13 +133,14 @@ public struct ModelLoader: Sendable {
         guard let source = source(at: path, diagnostics: diagnostics),
             let version = selectVersion(of: source, requested: requested, diagnostics: diagnostics)
         else { return nil }
-        return load(version, diagnostics: diagnostics)
+        return load(version, of: source, diagnostics: diagnostics)
     }
 
-    /// Loads and checks one version.
-    public func load(_ version: ModelSource.Version, diagnostics: DiagnosticEngine) -> ObjectModel? {
+    /// Loads and checks one version of `source`.
+    public func load(_ version: ModelSource.Version, of source: ModelSource, diagnostics: DiagnosticEngine) -> ObjectModel? {
         guard let file = sourceFile(for: version, diagnostics: diagnostics) else { return nil }
         var model = FrontEnd().run(file, diagnostics: diagnostics)
+        model?.modelName = source.name
         model?.versionName = version.name
         return model
     }
@@ -147,7 +148,7 @@ public struct ModelLoader: Sendable {
     /// Loads every version of the model at `path`, in version order; `nil` entries had errors.
     public func loadAll(path: String, diagnostics: DiagnosticEngine) -> [(ModelSource.Version, ObjectModel?)] {
         guard let source = source(at: path, diagnostics: diagnostics) else { return [] }
-        return source.versions.map { ($0, load($0, diagnostics: diagnostics)) }
+        return source.versions.map { ($0, load($0, of: source, diagnostics: diagnostics)) }
     }
 
     // MARK: - Files

@@ -23,6 +23,46 @@ enum DateText {
         return Double(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2] - offsetSeconds)
     }
 
+    /// `2013-04-23 12:00:00+00` for seconds since 2001-01-01 00:00:00 UTC (fractions kept to microseconds).
+    static func timestamp(referenceInterval seconds: Double) -> String {
+        let reference = Double(daysFromCivil(year: 2001, month: 1, day: 1)) * 86_400
+        let unix = reference + seconds
+        var whole = unix.rounded(.down)
+        var micros = Int(((unix - whole) * 1_000_000).rounded())
+        if micros == 1_000_000 {
+            whole += 1
+            micros = 0
+        }
+        let total = Int(whole)
+        var days = total / 86_400
+        var rest = total % 86_400
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civilFromDays(days)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        var text = "\(year)-\(two(month))-\(two(day)) \(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))"
+        if micros > 0 {
+            let digits = String(micros)
+            text += "." + String(repeating: "0", count: 6 - digits.count) + digits
+        }
+        return text + "+00"
+    }
+
+    /// The proleptic Gregorian date of a day number since 1970-01-01 (Howard Hinnant's algorithm).
+    private static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
     private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year

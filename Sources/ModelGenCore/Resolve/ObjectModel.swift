@@ -8,6 +8,8 @@ public struct ObjectModel: Sendable, Encodable {
     public var source: SourceFile { _source }
     private let _source: SourceFile
 
+    /// The model's name (the bundle's or folder's name without its extension), set by the loader.
+    public var modelName: String?
     /// The version folder's name without `.xcdatamodel`, when the model came from a bundle or folder.
     public var versionName: String?
     public var info: ModelInfo
@@ -39,7 +41,7 @@ public struct ObjectModel: Sendable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case versionName, info, entities, composites, fetchRequests, configurations
+        case modelName, versionName, info, entities, composites, fetchRequests, configurations
     }
 
     /// The index of the entity called `name`.

@@ -9,11 +9,13 @@ struct DumpCommand: Command {
         Prints the value a compiler stage produces, deterministically (same input, same bytes):
           parse    the raw elements and attributes of the contents file, with their lines
           resolve  the typed, resolved and validated model
+          schema   the relational schema (tables, columns, keys, checks, indexes)
 
         USAGE: modelgen dump [<options>] <model>
 
         OPTIONS:
-          --stage <stage>         parse | resolve (default: resolve)
+          --stage <stage>         parse | resolve | schema (default: resolve)
+          --configuration <name>  With --stage schema: only this configuration's entities
           --format <format>       text | json (default: text)
           --model-version <name>  Dump this version instead of the current one
           --warnings-as-errors    Treat warnings as errors
@@ -22,8 +24,8 @@ struct DumpCommand: Command {
         EXIT STATUS: 0 success, 1 model errors (nothing is printed on stdout), 64 usage error.
         """
     static let spec = OptionSpec(
-        valued: ["--stage", "--format", "--model-version"], flags: ["--warnings-as-errors"],
-        choices: ["--stage": ["parse", "resolve"], "--format": ["text", "json"]])
+        valued: ["--stage", "--format", "--model-version", "--configuration"], flags: ["--warnings-as-errors"],
+        choices: ["--stage": ["parse", "resolve", "schema"], "--format": ["text", "json"]])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         guard let path = arguments.positionals.first else { throw UsageError(message: "missing model path") }
@@ -44,8 +46,16 @@ struct DumpCommand: Command {
                     {
                         value = try DumpValue.from(syntax)
                     }
-                } else if let model = loader.load(version, diagnostics: engine) {
-                    value = try DumpValue.from(model)
+                } else if let model = loader.load(version, of: source, diagnostics: engine) {
+                    if stage == "schema" {
+                        if let schema = SchemaLowering().lower(
+                            model, configuration: arguments.options["--configuration"], diagnostics: engine)
+                        {
+                            value = try DumpValue.from(schema)
+                        }
+                    } else {
+                        value = try DumpValue.from(model)
+                    }
                 }
             } catch {
                 preconditionFailure("dump encoding cannot fail: \(error)")

@@ -1,0 +1,121 @@
+extension LayoutBuilder {
+    static func unstorable(_ name: String, _ type: AttributeType) -> DiagnosticMessage {
+        DiagnosticMessage(
+            "unstorable-attribute-type", .error,
+            "attribute '\(name)' of type \(type.rawValue) cannot be stored; make it transient")
+    }
+
+    mutating func addProperties(of entity: Int) {
+        let declaration = model.entities[entity]
+        guard let tableIndex = tableOfRoot[declaration.root] else { return }
+        for attribute in declaration.attributes where !attribute.isTransient {
+            addAttribute(attribute, of: entity, to: tableIndex)
+        }
+        for (position, relationship) in declaration.relationships.enumerated() where !relationship.isTransient {
+            addRelationship(RelationshipRef(entity: entity, index: position), table: tableIndex)
+        }
+    }
+
+    /// Who must have a value: `nil` when every row must (NOT NULL), else the `_entity` values of
+    /// the rows that must (a required property declared on a sub-entity).
+    func requirement(of entity: Int) -> [Int64]? {
+        model.entities[entity].parent == nil ? nil : entityIDValues(of: entity)
+    }
+
+    mutating func addAttribute(_ attribute: Attribute, of entity: Int, to table: Int) {
+        let location = model.location(attribute.line, attribute: "name")
+        let source = "\(model.entities[entity].name).\(attribute.name)"
+        guard attribute.type.isStorable else {
+            let at = model.location(attribute.line, attribute: "attributeType")
+            diagnostics.report(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : location)
+            return
+        }
+        let base = sqlName(attribute.name, userInfo: attribute.userInfo)
+        if attribute.type == .composite {
+            guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { return }
+            for member in composite.attributes where !member.isTransient && member.type.isStorable {
+                let name = SQLNaming.fitted(base + "_" + sqlName(member.name, userInfo: member.userInfo))
+                addValueColumn(
+                    name, for: member, isOptional: attribute.isOptional || member.isOptional, entity: entity,
+                    source: source + "." + member.name, location: location, to: table)
+            }
+            return
+        }
+        addValueColumn(base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source, location: location, to: table)
+    }
+
+    /// Adds the column of a stored attribute with its default and checks.
+    private mutating func addValueColumn(
+        _ name: String, for attribute: Attribute, isOptional: Bool, entity: Int, source: String,
+        location: SourceLocation, to table: Int
+    ) {
+        let type = Self.columnType(attribute.type)
+        let required = isOptional ? nil : requirement(of: entity)
+        let isNullable = isOptional || required != nil
+        tables[table].columns.append(
+            PlannedColumn(
+                column: Column(
+                    name: name, type: type, isNullable: isNullable, defaultValue: attribute.defaultValue.map(Self.sqlValue),
+                    role: .attribute, source: source),
+                location: location))
+        var checks: [Check.Condition] = []
+        if let required, !isOptional { checks.append(.requiredFor(column: name, entityIDs: required)) }
+        switch attribute.type {
+        case .integer16, .integer32: checks.append(.integerWidth(column: name, type: type))
+        case .boolean: checks.append(.isBoolean(column: name))
+        case .uuid: checks.append(.byteCount(column: name, bytes: 16))
+        default: break
+        }
+        switch attribute.type {
+        case .string, .binary, .uri, .transformable:
+            let minimum = attribute.minimum.flatMap(Self.integer)
+            let maximum = attribute.maximum.flatMap(Self.integer)
+            if minimum != nil || maximum != nil { checks.append(.length(column: name, minimum: minimum, maximum: maximum)) }
+        case .integer16, .integer32, .integer64, .decimal, .double, .float, .date:
+            if attribute.minimum != nil || attribute.maximum != nil {
+                checks.append(
+                    .range(column: name, minimum: attribute.minimum.map(Self.sqlValue), maximum: attribute.maximum.map(Self.sqlValue)))
+            }
+        default: break
+        }
+        if let pattern = attribute.regularExpression, !pattern.isEmpty, attribute.type == .string {
+            checks.append(.matches(column: name, pattern: pattern))
+        }
+        tables[table].checks += checks
+    }
+
+    static func columnType(_ type: AttributeType) -> ColumnType {
+        switch type {
+        case .integer16: .integer16
+        case .integer32: .integer32
+        case .integer64: .integer64
+        case .decimal: .decimal
+        case .double: .double
+        case .float: .float
+        case .string: .text
+        case .boolean: .boolean
+        case .date: .date
+        case .binary, .transformable: .blob
+        case .uuid: .uuid
+        case .uri: .uri
+        case .composite, .objectID, .undefined: .blob
+        }
+    }
+
+    static func sqlValue(_ value: AttributeValue) -> SQLValue {
+        switch value {
+        case .integer(let number): .integer(number)
+        case .decimal(let text): .decimal(text)
+        case .double(let number): .real(number)
+        case .string(let text), .uri(let text): .text(text)
+        case .bool(let flag): .bool(flag)
+        case .date(let seconds): .date(seconds)
+        case .uuid(let text): .uuid(text)
+        }
+    }
+
+    static func integer(_ value: AttributeValue) -> Int64? {
+        if case .integer(let number) = value { return number }
+        return nil
+    }
+}

@@ -1,0 +1,144 @@
+extension LayoutBuilder {
+    static func columnCollision(_ column: String, _ table: String) -> DiagnosticMessage {
+        DiagnosticMessage(
+            "column-name-collision", .error, "two properties are stored in column '\(column)' of table '\(table)'")
+    }
+    static func tableCollision(_ table: String) -> DiagnosticMessage {
+        DiagnosticMessage("table-name-collision", .error, "two tables are named '\(table)'")
+    }
+    static func reservedColumn(_ column: String) -> DiagnosticMessage {
+        DiagnosticMessage(
+            "reserved-column-name", .error,
+            "column name '\(column)' starts with '_', which is reserved for modelgen's own columns")
+    }
+    static func emptyName() -> DiagnosticMessage {
+        DiagnosticMessage("empty-sql-name", .error, "the SQL name is empty")
+    }
+
+    /// Reports names used twice in a table or across tables, and user names taking the reserved `_` prefix.
+    mutating func checkNames() {
+        var tableNames: [String: SourceLocation?] = [MetadataTable.name: nil]
+        for table in tables {
+            if let first = tableNames[table.name] {
+                diagnostics.report(
+                    Self.tableCollision(table.name), at: table.location,
+                    notes: first.map { [Diagnostic.Note("the other table comes from here", at: $0)] } ?? [])
+            } else {
+                tableNames[table.name] = table.location
+            }
+            var columns: [String: SourceLocation?] = [:]
+            for planned in table.columns {
+                let name = planned.column.name
+                if name.isEmpty {
+                    diagnostics.report(Self.emptyName(), at: planned.location)
+                } else if name.hasPrefix("_"), planned.location != nil {
+                    diagnostics.report(Self.reservedColumn(name), at: planned.location)
+                }
+                if let first = columns[name] {
+                    diagnostics.report(
+                        Self.columnCollision(name, table.name), at: planned.location,
+                        notes: first.map { [Diagnostic.Note("the other property is declared here", at: $0)] } ?? [])
+                } else {
+                    columns[name] = planned.location
+                }
+            }
+        }
+    }
+
+    /// Orders tables so that each comes after the tables it references (ties and cycles broken by
+    /// name), sorts columns, names checks, and de-duplicates indexes.
+    func finish() -> RelationalSchema {
+        let finished = tables.map { planned -> Table in
+            let bookkeeping = planned.columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }
+            let rest = planned.columns.dropFirst(bookkeeping.count).sorted { $0.column.name < $1.column.name }
+            return Table(
+                name: planned.name, kind: planned.kind, columns: (bookkeeping + rest).map(\.column),
+                primaryKey: planned.primaryKey, foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
+                checks: Self.namedChecks(planned.checks, table: planned.name))
+        }
+        var seen = Set<String>()
+        var uniqueIndexes: [Index] = []
+        for index in indexes.sorted(by: { $0.name < $1.name }) where seen.insert(index.name).inserted {
+            if uniqueIndexes.contains(where: { $0.table == index.table && $0.parts == index.parts && $0.isUnique == index.isUnique && $0.entityIDs == index.entityIDs }) {
+                continue
+            }
+            uniqueIndexes.append(index)
+        }
+        let mappings = model.entities.indices.compactMap { entity -> EntityMapping? in
+            guard let table = tableOfRoot[model.entities[entity].root] else { return nil }
+            return EntityMapping(
+                entity: model.entities[entity].name, table: tables[table].name, entityID: entityIDs[entity],
+                isAbstract: model.entities[entity].isAbstract)
+        }.sorted { $0.entityID < $1.entityID }
+        return RelationalSchema(
+            layout: layoutName, modelName: model.modelName ?? "Model", versionName: model.versionName,
+            tables: Self.foreignKeyOrder(finished) + [MetadataTable.table], indexes: uniqueIndexes, entities: mappings)
+    }
+
+    static func namedChecks(_ conditions: [Check.Condition], table: String) -> [Check] {
+        var used = Set<String>()
+        return conditions.map { condition in
+            let (column, kind) = condition.nameParts
+            var name = SQLNaming.fitted("\(table)_\(column)_\(kind)")
+            var counter = 2
+            while !used.insert(name).inserted {
+                name = SQLNaming.fitted("\(table)_\(column)_\(kind)\(counter)")
+                counter += 1
+            }
+            return Check(name: name, condition: condition)
+        }
+    }
+
+    /// Kahn's algorithm over foreign keys (self references ignored), smallest name first; a
+    /// cycle is broken at its smallest name.
+    static func foreignKeyOrder(_ tables: [Table]) -> [Table] {
+        var remaining = tables.sorted { $0.name < $1.name }
+        let names = Set(tables.map(\.name))
+        var placed = Set<String>()
+        var ordered: [Table] = []
+        while !remaining.isEmpty {
+            let ready =
+                remaining.firstIndex { table in
+                    table.foreignKeys.allSatisfy { key in
+                        key.referencedTable == table.name || placed.contains(key.referencedTable)
+                            || !names.contains(key.referencedTable)
+                    }
+                } ?? 0
+            let table = remaining.remove(at: ready)
+            placed.insert(table.name)
+            ordered.append(table)
+        }
+        return ordered
+    }
+}
+
+extension Check.Condition {
+    /// The column a check is about and a short word for its kind, for its name.
+    var nameParts: (String, String) {
+        switch self {
+        case .oneOf(let column, _): (column, "in")
+        case .range(let column, _, _): (column, "range")
+        case .length(let column, _, _): (column, "length")
+        case .integerWidth(let column, _): (column, "width")
+        case .requiredFor(let column, _): (column, "required")
+        case .matches(let column, _): (column, "pattern")
+        case .isBoolean(let column): (column, "boolean")
+        case .byteCount(let column, _): (column, "size")
+        }
+    }
+}
+
+/// `_modelgen_metadata(key, value)`: layout, generator version, version hash and schema snapshot.
+enum MetadataTable {
+    static let name = "_modelgen_metadata"
+
+    static var table: Table {
+        Table(
+            name: name, kind: .metadata,
+            columns: [
+                Column(name: "key", type: .text, isNullable: false, role: .metadata),
+                Column(name: "value", type: .text, isNullable: false, role: .metadata),
+            ],
+            primaryKey: ["key"], foreignKeys: [], checks: [])
+    }
+}

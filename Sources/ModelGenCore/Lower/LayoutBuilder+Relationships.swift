@@ -1,0 +1,136 @@
+extension LayoutBuilder {
+    /// The column name of a to-one relationship.
+    func foreignKeyColumn(_ relationship: Relationship) -> String {
+        SQLNaming.fitted(sqlName(relationship.name, userInfo: relationship.userInfo) + "_pk")
+    }
+
+    /// Whether `ref` and its inverse name each other.
+    func mutualInverse(of ref: RelationshipRef) -> Relationship? {
+        let relationship = model.relationship(ref)
+        guard relationship.isInverseMutual, let inverse = relationship.inverse else { return nil }
+        return model.relationship(inverse)
+    }
+
+    /// Of two relationships that share storage, the one that holds it: the smaller
+    /// (entity name, relationship name).
+    func isOwner(_ ref: RelationshipRef) -> Bool {
+        let relationship = model.relationship(ref)
+        guard let inverse = relationship.inverse, relationship.isInverseMutual else { return true }
+        let mine = (model.entities[ref.entity].name, relationship.name)
+        let theirs = (model.entities[inverse.entity].name, model.relationship(inverse).name)
+        return mine <= theirs
+    }
+
+    /// `ON DELETE` of a foreign key to the destination: what deleting the destination does to the
+    /// source, i.e. the inverse's deletion rule (`nil` = No Action: no constraint).
+    static func deleteAction(forInverse inverse: Relationship?) -> ForeignKey.Action? {
+        switch inverse?.deletionRule {
+        case .cascade?: .cascade
+        case .nullify?, nil: .setNull
+        case .deny?: .restrict
+        case .noAction?: nil
+        }
+    }
+
+    mutating func addRelationship(_ ref: RelationshipRef, table: Int) {
+        let relationship = model.relationship(ref)
+        guard let destination = relationship.destination else { return }
+        let inverse = mutualInverse(of: ref)
+        if !relationship.isToMany {
+            // One-to-one: only the owning side stores the key.
+            if let inverse, !inverse.isToMany, !isOwner(ref) { return }
+            addToOneColumn(ref, relationship, destination: destination, inverse: inverse, table: table)
+            return
+        }
+        if let inverse, !inverse.isToMany {
+            // The inverse's `_pk` column on the destination holds the link; an ordered relationship
+            // adds the position there.
+            if relationship.isOrdered, let destinationTable = tableOfRoot[model.entities[destination].root] {
+                let name = SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position")
+                tables[destinationTable].columns.append(
+                    PlannedColumn(
+                        column: Column(
+                            name: name, type: .integer64, isNullable: true, role: .position,
+                            source: "\(model.entities[ref.entity].name).\(relationship.name)"),
+                        location: model.location(relationship.line, attribute: "name")))
+            }
+            return
+        }
+        if inverse != nil, !isOwner(ref) { return }
+        addJoinTable(ref, relationship, destination: destination, inverse: inverse, table: table)
+    }
+
+    private mutating func addToOneColumn(
+        _ ref: RelationshipRef, _ relationship: Relationship, destination: Int, inverse: Relationship?, table: Int
+    ) {
+        let name = foreignKeyColumn(relationship)
+        let required = relationship.isOptional ? nil : requirement(of: ref.entity)
+        tables[table].columns.append(
+            PlannedColumn(
+                column: Column(
+                    name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship,
+                    source: "\(model.entities[ref.entity].name).\(relationship.name)"),
+                location: model.location(relationship.line, attribute: "name")))
+        if let required, !relationship.isOptional { tables[table].checks.append(.requiredFor(column: name, entityIDs: required)) }
+        if let target = tableOfRoot[model.entities[destination].root], let action = Self.deleteAction(forInverse: inverse) {
+            tables[table].foreignKeys.append(
+                ForeignKey(columns: [name], referencedTable: tables[target].name, referencedColumns: ["_pk"], onDelete: action, isDeferred: true))
+        }
+        let isOneToOne = inverse.map { !$0.isToMany } ?? false
+        indexes.append(
+            Index(
+                name: SQLNaming.fitted(tables[table].name + "_" + name + (isOneToOne ? "_unique" : "_index")),
+                table: tables[table].name, parts: [Index.Part(column: name, isDescending: false)], isUnique: isOneToOne,
+                entityIDs: nil))
+    }
+
+    private mutating func addJoinTable(
+        _ ref: RelationshipRef, _ relationship: Relationship, destination: Int, inverse: Relationship?, table: Int
+    ) {
+        guard let target = tableOfRoot[model.entities[destination].root] else { return }
+        let sourceEntity = model.entities[ref.entity]
+        let relationshipName = sqlName(relationship.name, userInfo: relationship.userInfo)
+        let name = SQLNaming.fitted(tables[table].name + "_" + relationshipName)
+        let ownerColumn = SQLNaming.fitted(SQLNaming.snakeCase(sourceEntity.name) + "_pk")
+        var targetColumn = SQLNaming.fitted(relationshipName + "_pk")
+        if targetColumn == ownerColumn { targetColumn = SQLNaming.fitted(relationshipName + "_target_pk") }
+        let source = "\(sourceEntity.name).\(relationship.name)"
+        let location = model.location(relationship.line, attribute: "name")
+        var join = PlannedTable(name: name, kind: .join, root: nil, location: location)
+        join.columns = [
+            PlannedColumn(column: Column(name: ownerColumn, type: .key, isNullable: false, role: .join, source: source), location: location),
+            PlannedColumn(column: Column(name: targetColumn, type: .key, isNullable: false, role: .join, source: source), location: location),
+        ]
+        join.primaryKey = [ownerColumn, targetColumn]
+        // Link rows go with either end, unless that end's rule is Deny.
+        join.foreignKeys = [
+            ForeignKey(
+                columns: [ownerColumn], referencedTable: tables[table].name, referencedColumns: ["_pk"],
+                onDelete: relationship.deletionRule == .deny ? .restrict : .cascade, isDeferred: true),
+            ForeignKey(
+                columns: [targetColumn], referencedTable: tables[target].name, referencedColumns: ["_pk"],
+                onDelete: inverse?.deletionRule == .deny ? .restrict : .cascade, isDeferred: true),
+        ]
+        if relationship.isOrdered {
+            join.columns.append(
+                PlannedColumn(
+                    column: Column(name: SQLNaming.fitted(relationshipName + "_position"), type: .integer64, isNullable: true, role: .position, source: source),
+                    location: location))
+        }
+        if let inverse, inverse.isOrdered {
+            var positionName = SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position")
+            if join.columns.contains(where: { $0.column.name == positionName }) { positionName = SQLNaming.fitted(positionName + "_inverse") }
+            join.columns.append(
+                PlannedColumn(
+                    column: Column(
+                        name: positionName, type: .integer64, isNullable: true, role: .position,
+                        source: "\(model.entities[destination].name).\(inverse.name)"),
+                    location: location))
+        }
+        indexes.append(
+            Index(
+                name: SQLNaming.fitted(name + "_" + targetColumn + "_index"), table: name,
+                parts: [Index.Part(column: targetColumn, isDescending: false)], isUnique: false, entityIDs: nil))
+        tables.append(join)
+    }
+}

@@ -1,0 +1,139 @@
+/// The relational form of a model: tables, columns, keys, checks and indexes, independent of
+/// any SQL dialect. `SchemaLowering` builds it; `SQLEmitter` renders it; migrations diff two of them.
+///
+/// Everything here is plain data (Codable, Equatable) and deterministic: tables are in
+/// foreign-key order, columns sorted by name after the bookkeeping columns, indexes by name.
+public struct RelationalSchema: Codable, Equatable, Sendable {
+    /// The layout strategy that produced it (`relational`).
+    public var layout: String
+    public var modelName: String
+    public var versionName: String?
+    public var tables: [Table]
+    public var indexes: [Index]
+    /// Which table holds each entity and the `_entity` value of its rows.
+    public var entities: [EntityMapping]
+
+    public func table(named name: String) -> Table? { tables.first { $0.name == name } }
+}
+
+public struct EntityMapping: Codable, Equatable, Sendable {
+    public var entity: String
+    public var table: String
+    /// The stable small integer stored in `_entity` (Core Data's numbering: a pre-order walk of
+    /// root entities sorted by name, each followed by its sub-entities sorted by name).
+    public var entityID: Int
+    public var isAbstract: Bool
+}
+
+public struct Table: Codable, Equatable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+        /// Holds the rows of a root entity and all its sub-entities.
+        case entity
+        /// Links the two ends of a many-to-many (or inverse-less to-many) relationship.
+        case join
+        /// `_modelgen_metadata`.
+        case metadata
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var columns: [Column]
+    public var primaryKey: [String]
+    public var foreignKeys: [ForeignKey]
+    public var checks: [Check]
+
+    public func column(named name: String) -> Column? { columns.first { $0.name == name } }
+}
+
+/// A logical column type, rendered per dialect.
+public enum ColumnType: String, Codable, Equatable, Sendable {
+    case integer16, integer32, integer64
+    case decimal, double, float
+    case text, boolean, date, blob, uuid, uri
+    /// A row id (`_pk`, foreign keys, positions).
+    case key
+}
+
+/// A constant: a default value or a bound.
+public enum SQLValue: Codable, Equatable, Sendable {
+    case integer(Int64)
+    case real(Double)
+    /// Decimal text, kept exact.
+    case decimal(String)
+    case text(String)
+    case bool(Bool)
+    /// Seconds since 2001-01-01 00:00:00 UTC.
+    case date(Double)
+    /// Canonical upper-case UUID text.
+    case uuid(String)
+}
+
+public struct Column: Codable, Equatable, Sendable {
+    /// What a column stores.
+    public enum Role: String, Codable, Sendable {
+        case primaryKey, entity, version, attribute, relationship, position, join, metadata
+    }
+
+    public var name: String
+    public var type: ColumnType
+    public var isNullable: Bool
+    public var defaultValue: SQLValue?
+    public var role: Role
+    /// `Entity.property` (or `Entity.property.member` for composites) the column stores.
+    public var source: String?
+}
+
+public struct ForeignKey: Codable, Equatable, Sendable {
+    public enum Action: String, Codable, Sendable {
+        case cascade = "CASCADE"
+        case setNull = "SET NULL"
+        case restrict = "RESTRICT"
+        case noAction = "NO ACTION"
+    }
+
+    public var columns: [String]
+    public var referencedTable: String
+    public var referencedColumns: [String]
+    public var onDelete: Action
+    /// Checked at commit, so a transaction may insert related rows in any order.
+    public var isDeferred: Bool
+}
+
+/// A CHECK constraint, kept structured so that each dialect renders it its own way.
+public struct Check: Codable, Equatable, Sendable {
+    public enum Condition: Codable, Equatable, Sendable {
+        /// The column's value is one of `values` (`_entity`, booleans on SQLite).
+        case oneOf(column: String, values: [Int64])
+        /// A number within bounds (either may be absent).
+        case range(column: String, minimum: SQLValue?, maximum: SQLValue?)
+        /// A string's length (or binary data's size) within bounds.
+        case length(column: String, minimum: Int64?, maximum: Int64?)
+        /// Fits the integer type (SQLite stores any integer in INTEGER).
+        case integerWidth(column: String, type: ColumnType)
+        /// Not NULL in rows whose `_entity` is one of `entityIDs` (required sub-entity attributes).
+        case requiredFor(column: String, entityIDs: [Int64])
+        /// Matches a regular expression in full (rendered on PostgreSQL only).
+        case matches(column: String, pattern: String)
+        /// 0 or 1 (booleans on SQLite, which has no boolean type).
+        case isBoolean(column: String)
+        /// A blob of exactly `bytes` bytes (UUIDs on SQLite).
+        case byteCount(column: String, bytes: Int64)
+    }
+
+    public var name: String
+    public var condition: Condition
+}
+
+public struct Index: Codable, Equatable, Sendable {
+    public struct Part: Codable, Equatable, Sendable {
+        public var column: String
+        public var isDescending: Bool
+    }
+
+    public var name: String
+    public var table: String
+    public var parts: [Part]
+    public var isUnique: Bool
+    /// Only rows whose `_entity` is one of these (a sub-entity's uniqueness constraint).
+    public var entityIDs: [Int64]?
+}

@@ -1,0 +1,65 @@
+import Foundation
+import ModelGenCore
+
+struct SQLCommand: Command {
+    static let name = "sql"
+    static let summary = "Write the SQL DDL that stores a model"
+    static let help = """
+        OVERVIEW: \(summary)
+
+        Lowers the model to tables (one per root entity, join tables for many-to-many
+        relationships, a _modelgen_metadata table) and writes the CREATE statements.
+
+        USAGE: modelgen sql [<options>] <model>
+
+        OPTIONS:
+          --dialect <dialect>         sqlite | postgres (default: sqlite)
+          --configuration <name>      Only the entities of this configuration
+          --model-version <name>      Use this version instead of the current one
+          --output <file>             Write to a file instead of standard output
+          --warnings-as-errors        Treat warnings as errors
+          -h, --help                  Show this help
+
+        EXIT STATUS: 0 success, 1 model errors or unwritable output, 64 usage error.
+        """
+    static let spec = OptionSpec(
+        valued: ["--dialect", "--configuration", "--model-version", "--output"], flags: ["--warnings-as-errors"],
+        choices: ["--dialect": SQLDialect.allCases.map(\.rawValue)])
+
+    static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
+        guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
+            throw UsageError(message: arguments.positionals.isEmpty ? "missing model path" : "sql takes one model")
+        }
+        let dialect = SQLDialect(rawValue: arguments.options["--dialect"] ?? "sqlite")!
+        let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
+        var text: String?
+        if let model = ModelLoader().load(path: path, version: arguments.options["--model-version"], diagnostics: engine),
+            let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
+            !engine.hasErrors
+        {
+            text = SQLEmitter(dialect: dialect).emit(schema)
+        }
+        if output.printDiagnostics(engine) { return .modelErrors }
+        guard let text else { return .modelErrors }
+        return output.deliver(text, to: arguments.options["--output"])
+    }
+}
+
+extension Output {
+    /// Prints `text`, or writes it to `path` (only when the bytes differ, so builds see no change).
+    mutating func deliver(_ text: String, to path: String?) -> ExitCode {
+        guard let path else {
+            print(text)
+            return .success
+        }
+        let data = Data(text.utf8)
+        if FileManager.default.contents(atPath: path) == data { return .success }
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            return .success
+        } catch {
+            printError("modelgen: error: cannot write '\(path)': \(error.localizedDescription)")
+            return .modelErrors
+        }
+    }
+}
