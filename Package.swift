@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(
             name: "ModelGenCoreTests",
             dependencies: ["ModelGenCore", "PredicateSyntax", "CLibXML2", "CSQLite"],
+            exclude: ["Reference"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

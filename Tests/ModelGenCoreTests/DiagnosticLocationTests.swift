@@ -60,7 +60,7 @@ import Testing
             }
         }
         #expect(declared.count > 60)
-        let tested = Set(DiagnosticCases.all.map(\.id)).union(LoaderTests.testedIDs)
+        let tested = Set(DiagnosticCases.all.map(\.id)).union(LoaderTests.testedIDs).union(LoweringTests.testedIDs)
         #expect(declared.subtracting(tested).sorted() == [], "ids without a location test")
     }
 

@@ -112,3 +112,49 @@ import Testing
         #expect(result.stderr.contains("[unresolved-parent-entity]"))
     }
 }
+
+/// `modelgen sql`.
+@Suite struct SQLCommandTests {
+    static let reference = CLIRunner.packageRoot.appendingPathComponent("Tests/ModelGenCoreTests/Reference/GradeBook")
+
+    @Test func writesTheReferenceDDLForEachDialect() throws {
+        for dialect in ["sqlite", "postgres"] {
+            let result = try CLIRunner.run(["sql", "Models/GradeBook.xcdatamodeld", "--dialect", dialect])
+            #expect(result.status == 0, "\(result.stderr)")
+            let expected = try String(contentsOf: Self.reference.appendingPathComponent("\(dialect).sql"), encoding: .utf8)
+            #expect(result.stdout == expected + "\n" || result.stdout == expected)
+        }
+        let defaulted = try CLIRunner.run(["sql", "Models/GradeBook.xcdatamodeld"])
+        #expect(defaulted.stdout.contains("-- Dialect: SQLite."))
+    }
+
+    @Test func writesToAFileOnlyWhenTheBytesChange() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("schema.sql")
+        let first = try CLIRunner.run(["sql", "--output", file.path, "Models/Fruits.xcdatamodeld"])
+        #expect(first.status == 0 && first.stdout.isEmpty)
+        let written = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+        Thread.sleep(forTimeInterval: 1.1)
+        #expect(try CLIRunner.run(["sql", "--output", file.path, "Models/Fruits.xcdatamodeld"]).status == 0)
+        let rewritten = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+        #expect(written == rewritten)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains(#"CREATE TABLE "fruit_entity""#))
+    }
+
+    @Test func errorsAndUsage() throws {
+        let dialect = try CLIRunner.run(["sql", "--dialect", "oracle", "Models/Fruits.xcdatamodeld"])
+        #expect(dialect.status == 64)
+        #expect(dialect.stderr.contains("invalid value 'oracle' for '--dialect'; expected one of: sqlite, postgres"))
+        let configuration = try CLIRunner.run(["sql", "--configuration", "Cloud", "Models/Fruits.xcdatamodeld"])
+        #expect(configuration.status == 1)
+        #expect(configuration.stderr.contains("[unknown-configuration]"))
+        #expect(configuration.stdout.isEmpty)
+        let output = try CLIRunner.run(["sql", "--output", "/nonexistent/dir/x.sql", "Models/Fruits.xcdatamodeld"])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("modelgen: error: cannot write '/nonexistent/dir/x.sql'"))
+        let schema = try CLIRunner.run(["dump", "--stage", "schema", "Models/Businesses.xcdatamodeld"])
+        #expect(schema.status == 0)
+        #expect(schema.stdout.contains("name: \"business_entity_departments\""))
+    }
+}

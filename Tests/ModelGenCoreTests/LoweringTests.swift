@@ -1,0 +1,232 @@
+import Testing
+
+@testable import ModelGenCore
+
+/// The relational layout's decisions and its diagnostics.
+@Suite struct LoweringTests {
+    static let testedIDs: Set<String> = Set(cases.map(\.id)).union(["unknown-configuration"])
+
+    static func lower(_ text: String, configuration: String? = nil) -> (RelationalSchema?, [Diagnostic]) {
+        let engine = DiagnosticEngine()
+        guard let model = FrontEnd().run(SourceFile(path: DiagnosticLocationTests.path, bytes: Array(text.utf8)), diagnostics: engine)
+        else { return (nil, engine.sorted) }
+        let schema = SchemaLowering().lower(model, configuration: configuration, diagnostics: engine)
+        return (schema, engine.sorted)
+    }
+
+    static let cases: [DiagnosticLocationTests.Case] = [
+        .init(
+            id: "column-name-collision", severity: .error,
+            marked: DiagnosticCases.entity(
+                """
+                <attribute name="firstName" attributeType="String"/>
+                        <attribute 1️⃣name="first_name" attributeType="String"/>
+                """)),
+        .init(
+            id: "table-name-collision", severity: .error,
+            marked: """
+                    <entity name="OrderItem"/>
+                    <entity 1️⃣name="Order_Item"/>
+                """),
+        .init(
+            id: "reserved-column-name", severity: .error,
+            marked: DiagnosticCases.entity(
+                """
+                <attribute 1️⃣name="secret" attributeType="String">
+                            <userInfo>
+                                <entry key="modelgen.sqlName" value="_version"/>
+                            </userInfo>
+                        </attribute>
+                """)),
+        .init(
+            id: "empty-sql-name", severity: .error,
+            marked: DiagnosticCases.entity(
+                """
+                <attribute 1️⃣name="secret" attributeType="String">
+                            <userInfo>
+                                <entry key="modelgen.sqlName" value=""/>
+                            </userInfo>
+                        </attribute>
+                """)),
+        .init(
+            id: "unstorable-attribute-type", severity: .error,
+            marked: DiagnosticCases.entity(#"<attribute name="thing" 1️⃣attributeType="Undefined"/>"#)),
+        .init(
+            id: "unsupported-index-expression", severity: .warning,
+            marked: DiagnosticCases.entity(
+                """
+                <attribute name="a" attributeType="String"/>
+                        <fetchIndex name="byLength">
+                            1️⃣<fetchIndexElement expression="length:(a)" expressionType="Integer 64" type="Binary" order="ascending"/>
+                        </fetchIndex>
+                """)),
+        .init(
+            id: "uniqueness-without-column", severity: .warning,
+            marked: """
+                    <entity name="A">
+                        <relationship name="b" optional="YES" maxCount="1" destinationEntity="B" inverseName="a" inverseEntity="B"/>
+                    </entity>
+                    <entity name="B">
+                        <relationship name="a" optional="YES" maxCount="1" destinationEntity="A" inverseName="b" inverseEntity="A"/>
+                        <uniquenessConstraints>
+                            <uniquenessConstraint>
+                                <constraint 1️⃣value="a"/>
+                            </uniquenessConstraint>
+                        </uniquenessConstraints>
+                    </entity>
+                """),
+    ]
+
+    @Test(arguments: cases)
+    func loweringDiagnosticPointsAtItsMarker(_ testCase: DiagnosticLocationTests.Case) throws {
+        let marked = MarkedText(modelDocument(testCase.marked))
+        let (schema, diagnostics) = Self.lower(marked.text)
+        let expected = try #require(marked.positions["1️⃣"])
+        let matching = diagnostics.filter { $0.id.rawValue == testCase.id }
+        #expect(matching.count == 1, "\(diagnostics.map(\.rendered))")
+        let diagnostic = try #require(matching.first)
+        #expect(diagnostic.severity == testCase.severity)
+        #expect(diagnostic.location?.line == expected.line && diagnostic.location?.column == expected.column, "\(diagnostic.rendered)")
+        #expect(diagnostic.rendered.hasSuffix("[\(testCase.id)]") || diagnostic.rendered.contains("[\(testCase.id)]\n"))
+        #expect((schema == nil) == (testCase.severity == .error))
+    }
+
+    @Test func collisionsNameTheOtherDeclarationInANote() {
+        let (_, diagnostics) = Self.lower(
+            modelDocument(
+                DiagnosticCases.entity(
+                    """
+                    <attribute name="firstName" attributeType="String"/>
+                            <attribute name="first_name" attributeType="String"/>
+                    """)))
+        #expect(
+            diagnostics.map(\.rendered) == [
+                """
+                \(DiagnosticLocationTests.path):5:20: error: two properties are stored in column 'first_name' of table 'a' [column-name-collision]
+                \(DiagnosticLocationTests.path):4:20: note: the other property is declared here
+                """
+            ])
+    }
+
+    @Test func snakeCaseFollowsTheWordBoundaries() {
+        let cases = [
+            ("BusinessEntity", "business_entity"), ("dateJoined", "date_joined"), ("URLString", "url_string"),
+            ("userID", "user_id"), ("first_name", "first_name"), ("HTTPSUpgrade", "https_upgrade"),
+            ("attribute0", "attribute0"), ("Model2Entity", "model2_entity"), ("Order", "order"), ("ZIPCode", "zip_code"),
+        ]
+        for (name, expected) in cases { #expect(SQLNaming.snakeCase(name) == expected, "\(name)") }
+        let long = String(repeating: "very_long_name_", count: 6)
+        #expect(SQLNaming.fitted(long).utf8.count == 63)
+        #expect(SQLNaming.fitted(long) == SQLNaming.fitted(long))
+        #expect(SQLNaming.fitted(long) != SQLNaming.fitted(long + "x"))
+        #expect(SQLNaming.quoted(#"say "hi""#) == #""say ""hi""""#)
+    }
+
+    @Test func inheritanceSharesTheRootTableWithEntityNumbersAndChecks() throws {
+        let (schema, diagnostics) = Self.lower(
+            modelDocument(
+                """
+                    <entity name="Car" isAbstract="YES">
+                        <attribute name="make" attributeType="String"/>
+                    </entity>
+                    <entity name="ExpensiveSportCar" parentEntity="SportCar">
+                        <attribute name="price" attributeType="Decimal"/>
+                    </entity>
+                    <entity name="Person">
+                        <relationship name="cars" optional="YES" toMany="YES" deletionRule="Deny" destinationEntity="SportCar" inverseName="owner" inverseEntity="SportCar"/>
+                    </entity>
+                    <entity name="SportCar" parentEntity="Car">
+                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="cars" inverseEntity="Person"/>
+                    </entity>
+                """))
+        #expect(diagnostics.isEmpty)
+        let lowered = try #require(schema)
+        #expect(lowered.entities.map { "\($0.entityID):\($0.entity)@\($0.table)" } == [
+            "1:Car@car", "2:SportCar@car", "3:ExpensiveSportCar@car", "4:Person@person",
+        ])
+        let car = try #require(lowered.table(named: "car"))
+        #expect(car.columns.map(\.name) == ["_pk", "_entity", "_version", "make", "owner_pk", "price"])
+        #expect(car.column(named: "make")?.isNullable == false)
+        #expect(car.column(named: "price")?.isNullable == true)
+        #expect(car.checks.map(\.condition).contains(.requiredFor(column: "price", entityIDs: [3])))
+        #expect(car.checks.map(\.condition).contains(.oneOf(column: "_entity", values: [2, 3])))
+        #expect(car.foreignKeys == [
+            ForeignKey(columns: ["owner_pk"], referencedTable: "person", referencedColumns: ["_pk"], onDelete: .restrict, isDeferred: true)
+        ])
+        #expect(lowered.tables.map(\.name) == ["person", "car", "_modelgen_metadata"])
+    }
+
+    @Test func manyToManyGetsOneJoinTableAndOrderedRelationshipsGetPositions() throws {
+        let (schema, diagnostics) = Self.lower(
+            modelDocument(
+                """
+                    <entity name="Playlist">
+                        <relationship name="songs" optional="YES" toMany="YES" deletionRule="Nullify" ordered="YES" destinationEntity="Song" inverseName="playlists" inverseEntity="Song"/>
+                        <relationship name="tracks" optional="YES" toMany="YES" deletionRule="Cascade" ordered="YES" destinationEntity="Track" inverseName="playlist" inverseEntity="Track"/>
+                        <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag"/>
+                    </entity>
+                    <entity name="Song">
+                        <relationship name="playlists" optional="YES" toMany="YES" deletionRule="Deny" destinationEntity="Playlist" inverseName="songs" inverseEntity="Playlist"/>
+                    </entity>
+                    <entity name="Tag"/>
+                    <entity name="Track">
+                        <relationship name="playlist" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist" inverseName="tracks" inverseEntity="Playlist"/>
+                    </entity>
+                """))
+        #expect(diagnostics.isEmpty)
+        let lowered = try #require(schema)
+        #expect(lowered.tables.filter { $0.kind == .join }.map(\.name) == ["playlist_songs", "playlist_tags"])
+        let songs = try #require(lowered.table(named: "playlist_songs"))
+        #expect(songs.columns.map(\.name) == ["playlist_pk", "songs_pk", "songs_position"])
+        #expect(songs.primaryKey == ["playlist_pk", "songs_pk"])
+        #expect(songs.foreignKeys.map(\.onDelete) == [.cascade, .restrict])
+        #expect(lowered.table(named: "track")?.columns.map(\.name) == ["_pk", "_entity", "_version", "playlist_pk", "playlist_position"])
+        #expect(lowered.table(named: "track")?.foreignKeys.first?.onDelete == .cascade)
+        #expect(lowered.indexes.contains { $0.table == "playlist_songs" && $0.parts.map(\.column) == ["songs_pk"] })
+    }
+
+    @Test func configurationsSelectEntities() throws {
+        let text = modelDocument(
+            """
+                <entity name="Local"/>
+                <entity name="Shared"/>
+                <configuration name="Cloud">
+                    <memberEntity name="Shared"/>
+                </configuration>
+            """)
+        #expect(Self.lower(text, configuration: "Cloud").0?.tables.map(\.name) == ["shared", "_modelgen_metadata"])
+        #expect(Self.lower(text).0?.tables.map(\.name) == ["local", "shared", "_modelgen_metadata"])
+        #expect(Self.lower(text, configuration: "Default").0?.tables.count == 3)
+        let (schema, diagnostics) = Self.lower(text, configuration: "Nope")
+        #expect(schema == nil)
+        #expect(diagnostics.map(\.rendered) == [
+            "modelgen: error: the model has no configuration named 'Nope' [unknown-configuration]\nmodelgen: note: configurations: 'Default', 'Cloud'"
+        ])
+    }
+
+    @Test func ddlIsDeterministicAndQuotesReservedWords() throws {
+        let text = modelDocument(
+            """
+                <entity name="Order">
+                    <attribute name="group" attributeType="String" defaultValueString="it's"/>
+                    <attribute name="limit" optional="YES" attributeType="Integer 64"/>
+                    <attribute name="user" optional="YES" attributeType="UUID" defaultValueString="3c4e3ee8-5bd2-4b5a-8f3b-8c0fdbed5b86"/>
+                </entity>
+            """)
+        let first = try #require(Self.lower(text).0)
+        let second = try #require(Self.lower(text).0)
+        for dialect in SQLDialect.allCases {
+            let ddl = SQLEmitter(dialect: dialect).emit(first)
+            #expect(ddl == SQLEmitter(dialect: dialect).emit(second))
+            #expect(ddl.contains(#"CREATE TABLE "order" ("#))
+            #expect(ddl.contains(#""group""#) && ddl.contains(#""limit""#) && ddl.contains(#""user""#))
+            #expect(ddl.contains("DEFAULT 'it''s'"))
+        }
+        #expect(SQLEmitter(dialect: .sqlite).emit(first).contains("DEFAULT X'3C4E3EE85BD24B5A8F3B8C0FDBED5B86'"))
+        #expect(SQLEmitter(dialect: .postgres).emit(first).contains("DEFAULT '3c4e3ee8-5bd2-4b5a-8f3b-8c0fdbed5b86'"))
+        let database = try SQLiteDatabase()
+        try database.execute(SQLEmitter(dialect: .sqlite).emit(first))
+        try database.execute(#"INSERT INTO "order" ("_entity") VALUES (1)"#)
+        #expect(try database.rows(#"SELECT "group", hex("user") FROM "order""#) == [["it's", "3C4E3EE85BD24B5A8F3B8C0FDBED5B86"]])
+    }
+}
