@@ -39,7 +39,7 @@ while !arguments.isEmpty {
 switch benchmark {
 case "frontend":
     let phases = FrontendBenchmark.run(entities: entities, runs: runs)
-    Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, median of \(runs) runs")
+    Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, best of \(runs) runs")
 default:
     FileHandle.standardError.write(Data("modelgen-bench: error: unknown benchmark '\(benchmark)'\n\(usage)\n".utf8))
     exit(64)

@@ -34,15 +34,22 @@ struct AttributeResolver {
         let isTransient = values.bool(syntax.transient, "transient", line: line)
         let type = resolveType(syntax, name: name, isTransient: isTransient)
         let isDerived = values.bool(syntax.derived, "derived", line: line)
-        var attribute = Attribute(
+        let defaultValue = defaultValue(syntax, type: type)
+        let minimum = bound(
+            syntax.minValueString, interval: syntax.minDateTimeInterval,
+            names: ("minValueString", "minDateTimeInterval"), type: type, line: line)
+        let maximum = bound(
+            syntax.maxValueString, interval: syntax.maxDateTimeInterval,
+            names: ("maxValueString", "maxDateTimeInterval"), type: type, line: line)
+        return Attribute(
             name: name,
             type: type,
             isOptional: values.bool(syntax.optional, "optional", line: line),
             isTransient: isTransient,
             isIndexed: values.bool(syntax.indexed, "indexed", line: line),
-            defaultValue: nil,
-            minimum: nil,
-            maximum: nil,
+            defaultValue: defaultValue,
+            minimum: minimum,
+            maximum: maximum,
             regularExpression: syntax.regularExpressionString,
             derivation: isDerived ? (syntax.derivationExpression ?? "") : nil,
             valueTransformerName: syntax.valueTransformerName.flatMap { $0.isEmpty ? nil : $0 },
@@ -60,12 +67,6 @@ struct AttributeResolver {
             userInfo: UserInfoResolver.resolve(syntax.userInfo),
             line: line
         )
-        attribute.defaultValue = defaultValue(syntax, type: type)
-        attribute.minimum = bound(syntax.minValueString, interval: syntax.minDateTimeInterval,
-                                  names: ("minValueString", "minDateTimeInterval"), type: type, line: line)
-        attribute.maximum = bound(syntax.maxValueString, interval: syntax.maxDateTimeInterval,
-                                  names: ("maxValueString", "maxDateTimeInterval"), type: type, line: line)
-        return attribute
     }
 
     private func resolveType(_ syntax: AttributeSyntax, name: String, isTransient: Bool) -> AttributeType {

@@ -72,6 +72,10 @@ struct ValueReader {
 
 extension String {
     func trimmingCharacters(in set: String) -> String {
+        // Fast path: nothing to trim (the common case for values Xcode writes).
+        if let first = utf8.first, let last = utf8.last, !set.utf8.contains(first), !set.utf8.contains(last) {
+            return self
+        }
         let characters = Set(set)
         var slice = Substring(self)
         while let first = slice.first, characters.contains(first) { slice.removeFirst() }

@@ -28,8 +28,10 @@ enum AttributeRules {
         let composites = Set(model.composites.map(\.name))
         var regexCache: [String: Bool] = [:]
         for entity in model.entities.indices {
-            for index in model.entities[entity].attributes.indices {
-                check(model.entities[entity].attributes[index], in: model, composites: composites, regexCache: &regexCache, diagnostics)
+            model.entities[entity].attributes.withUnsafeBufferPointer { attributes in
+                for index in attributes.indices {
+                    check(attributes[index], in: model, composites: composites, regexCache: &regexCache, diagnostics)
+                }
             }
         }
         for composite in model.composites {
