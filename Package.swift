@@ -26,8 +26,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Mustache",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "ModelGenCore",
-            dependencies: ["CLibXML2", "PredicateSyntax"],
+            dependencies: ["CLibXML2", "PredicateSyntax", "Mustache"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -42,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "PredicateSyntax", "CLibXML2", "CSQLite"],
+            dependencies: ["ModelGenCore", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
             exclude: ["Reference"],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,102 @@
+/// Renders compiled nodes against a stack of contexts.
+struct MustacheRenderer {
+    let partialSources: [String: String]
+    /// Compiled partials by name and indentation.
+    private var partials: [String: MustacheTemplate] = [:]
+    /// Partial nesting depth, bounded so a recursive partial over cyclic data cannot run away.
+    private var depth = 0
+    static let maximumDepth = 200
+
+    init(partialSources: [String: String]) {
+        self.partialSources = partialSources
+    }
+
+    mutating func render(_ nodes: [MustacheTemplate.Node], stack: [MustacheValue], into output: inout String) {
+        for node in nodes {
+            switch node {
+            case .text(let text):
+                output += text
+            case .variable(let path, let escaped):
+                let text = Self.lookup(path, in: stack).text
+                output += escaped ? Self.escapeHTML(text) : text
+            case .section(let path, let children, let inverted):
+                let value = Self.lookup(path, in: stack)
+                if inverted {
+                    if !value.isTruthy { render(children, stack: stack, into: &output) }
+                    continue
+                }
+                guard value.isTruthy else { continue }
+                if case .list(let items) = value {
+                    for item in items { render(children, stack: stack + [item], into: &output) }
+                } else {
+                    render(children, stack: stack + [value], into: &output)
+                }
+            case .partial(let name, let indentation):
+                guard depth < Self.maximumDepth, let template = partial(name, indentation: indentation) else { continue }
+                depth += 1
+                render(template.nodes, stack: stack, into: &output)
+                depth -= 1
+            }
+        }
+    }
+
+    /// A partial, compiled once per indentation: a standalone partial tag indents every line of
+    /// the partial's template (not the data interpolated into it).
+    private mutating func partial(_ name: String, indentation: String) -> MustacheTemplate? {
+        let key = indentation + "\u{0}" + name
+        if let cached = partials[key] { return cached }
+        guard let source = partialSources[name] else { return nil }
+        let indented = indentation.isEmpty ? source : Self.indent(source, with: indentation)
+        guard let template = try? MustacheTemplate(indented) else { return nil }
+        partials[key] = template
+        return template
+    }
+
+    static func indent(_ source: String, with indentation: String) -> String {
+        var result = ""
+        var atLineStart = true
+        for character in source {
+            if atLineStart {
+                result += indentation
+                atLineStart = false
+            }
+            result.append(character)
+            if character == "\n" { atLineStart = true }
+        }
+        return result
+    }
+
+    /// Resolves a dotted name: the first part up the context stack, the rest inside what it found.
+    static func lookup(_ path: [String], in stack: [MustacheValue]) -> MustacheValue {
+        guard let first = path.first else { return stack.last ?? .null }  // `.`: the current context
+        var value: MustacheValue?
+        for context in stack.reversed() {
+            if case .object(let members) = context, let found = members[first] {
+                value = found
+                break
+            }
+        }
+        guard var current = value else { return .null }
+        for part in path.dropFirst() {
+            guard case .object(let members) = current, let next = members[part] else { return .null }
+            current = next
+        }
+        return current
+    }
+
+    static func escapeHTML(_ text: String) -> String {
+        guard text.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" || $0 == "\"" }) else { return text }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,42 @@
+/// A parse error in a template: what is wrong and the byte offset.
+public struct MustacheError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var offset: Int
+
+    public var description: String { "\(message) (at offset \(offset))" }
+}
+
+/// A compiled Mustache template (the logic-less subset modelgen uses: variables, sections,
+/// inverted sections, comments, partials and set-delimiter tags; no lambdas), following the
+/// official specification including its standalone-line rules.
+///
+/// ```swift
+/// let template = try MustacheTemplate("Hello {{name}}!")
+/// template.render(["name": "Ada"])  // "Hello Ada!"
+/// ```
+public struct MustacheTemplate: Sendable {
+    indirect enum Node: Sendable {
+        case text(String)
+        case variable(path: [String], escaped: Bool)
+        case section(path: [String], nodes: [Node], inverted: Bool)
+        case partial(name: String, indentation: String)
+    }
+
+    let nodes: [Node]
+
+    /// Compiles `source`.
+    /// - Throws: `MustacheError` for unclosed tags or sections, mismatched closes and bad delimiters.
+    public init(_ source: String) throws(MustacheError) {
+        var parser = MustacheParser(source)
+        nodes = try parser.parse()
+    }
+
+    /// Renders the template with `context`; `partials` supplies the source of `{{> name}}` partials
+    /// (a missing partial renders as nothing).
+    public func render(_ context: MustacheValue, partials: [String: String] = [:]) -> String {
+        var renderer = MustacheRenderer(partialSources: partials)
+        var output = ""
+        renderer.render(nodes, stack: [context], into: &output)
+        return output
+    }
+}
