@@ -8,7 +8,8 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "modelgen",
     products: [
-        .executable(name: "modelgen", targets: ["modelgen"])
+        .executable(name: "modelgen", targets: ["modelgen"]),
+        .library(name: "ModelGenRuntime", targets: ["ModelGenRuntime"]),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +35,11 @@ let package = Package(
             dependencies: ["CLibXML2", "PredicateSyntax", "Mustache"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "ModelGenRuntime",
+            dependencies: ["CSQLite", "PredicateSyntax"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "modelgen",
             dependencies: ["ModelGenCore"],
@@ -48,6 +54,11 @@ let package = Package(
             name: "ModelGenCoreTests",
             dependencies: ["ModelGenCore", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
             exclude: ["Reference"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ModelGenRuntimeTests",
+            dependencies: ["ModelGenRuntime", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

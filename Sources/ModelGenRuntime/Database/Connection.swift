@@ -1,0 +1,100 @@
+import CSQLite
+
+/// A connection to one SQLite database (a file or in memory), with a cache of prepared
+/// statements.
+///
+/// A connection is used by one thread at a time; `PersistentStore` hands connections out.
+/// Every failure is a `DatabaseError` with code `.sqlite`, the SQL and SQLite's result code.
+public final class Connection {
+    /// `nil` once closed.
+    private var handle: OpaquePointer?
+    private var cache: [String: Statement] = [:]
+
+    /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
+    /// File databases use WAL, foreign keys are enforced, and a busy database is retried for
+    /// `busyTimeout` milliseconds.
+    public init(path: String, busyTimeout: Int32 = 5_000) throws(DatabaseError) {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var opened: OpaquePointer?
+        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        guard status == SQLITE_OK, let opened else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
+            sqlite3_close_v2(opened)
+            throw DatabaseError(.sqlite, "cannot open '\(path)': \(message)", sqliteCode: status)
+        }
+        handle = opened
+        sqlite3_extended_result_codes(opened, 1)
+        sqlite3_busy_timeout(opened, busyTimeout)
+        try execute("PRAGMA foreign_keys = ON")
+        if path != ":memory:" && !path.isEmpty {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    deinit { close() }
+
+    /// Finalizes the cached statements and closes the database.
+    public func close() {
+        cache.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    var pointer: OpaquePointer {
+        guard let handle else { preconditionFailure("the connection is closed") }
+        return handle
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws(DatabaseError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(pointer, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(pointer))
+            sqlite3_free(message)
+            throw DatabaseError(.sqlite, text, sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))
+        }
+    }
+
+    /// A prepared statement for `sql`, from the cache when it was prepared before (reset, bindings cleared).
+    public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = cache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// A new prepared statement, not cached.
+    public func makeStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// `IMMEDIATE` takes the write lock up front, so a busy database is waited for at the start
+    /// instead of failing half-way.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The row id of the last insert on this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(pointer) }
+
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(pointer)) }
+
+    func error(_ sql: String?) -> DatabaseError {
+        DatabaseError(.sqlite, String(cString: sqlite3_errmsg(pointer)), sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))
+    }
+}

@@ -1,0 +1,88 @@
+import CSQLite
+import Foundation
+
+/// A prepared SQLite statement: bind values by 1-based index, step, read columns by 0-based index.
+///
+/// Values only ever reach SQLite as bound parameters, never as SQL text.
+public final class Statement {
+    private let statement: OpaquePointer
+    private unowned let connection: Connection
+    public let sql: String
+
+    init(connection: Connection, sql: String) throws(DatabaseError) {
+        var prepared: OpaquePointer?
+        guard sqlite3_prepare_v3(connection.pointer, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
+            let prepared
+        else { throw connection.error(sql) }
+        self.statement = prepared
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Makes the statement ready to run again, with no values bound.
+    public func reset() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    // MARK: - Binding
+
+    public func bindNull(_ index: Int32) { sqlite3_bind_null(statement, index) }
+    public func bind(_ value: Int64, at index: Int32) { sqlite3_bind_int64(statement, index, value) }
+    public func bind(_ value: Double, at index: Int32) { sqlite3_bind_double(statement, index, value) }
+    public func bind(_ value: Bool, at index: Int32) { sqlite3_bind_int64(statement, index, value ? 1 : 0) }
+
+    public func bind(_ value: String, at index: Int32) {
+        var text = value
+        text.withUTF8 { buffer in
+            _ = sqlite3_bind_text(
+                statement, index, UnsafeRawPointer(buffer.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) },
+                Int32(buffer.count), modelgen_sqlite_transient())
+        }
+    }
+
+    public func bind(_ value: [UInt8], at index: Int32) {
+        value.withUnsafeBytes { buffer in
+            _ = sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), modelgen_sqlite_transient())
+        }
+    }
+
+    public func bind(_ value: Data, at index: Int32) { bind([UInt8](value), at: index) }
+
+    // MARK: - Stepping
+
+    /// Advances to the next row; `false` when the statement is done.
+    public func step() throws(DatabaseError) -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(sql)
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    public func run() throws(DatabaseError) {
+        while try step() {}
+    }
+
+    // MARK: - Columns
+
+    public var columnCount: Int32 { sqlite3_column_count(statement) }
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+
+    public func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    public func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let blob = sqlite3_column_blob(statement, column) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: blob, count: count))
+    }
+}

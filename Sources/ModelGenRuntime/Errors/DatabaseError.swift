@@ -1,0 +1,66 @@
+/// The one error type of ModelGenRuntime: a stable code, a message, and where known the entity,
+/// the property and the SQL involved.
+///
+/// ```swift
+/// do { try context.save() } catch let error as DatabaseError where error.code == .validation { … }
+/// ```
+public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable error code. New codes may be added; existing ones never change meaning.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable {
+            case sqlite, validation, uniqueness, deny, missingObject, unknownKey, wrongType, predicate, misuse
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// SQLite reported an error (`sqliteCode` holds its result code).
+        public static let sqlite = Code(.sqlite)
+        /// A value broke the model's rules (required, bounds, length, pattern, counts).
+        public static let validation = Code(.validation)
+        /// A save would store two objects with the same unique key.
+        public static let uniqueness = Code(.uniqueness)
+        /// A Deny deletion rule refused a delete.
+        public static let deny = Code(.deny)
+        /// The object is not (or no longer) in the store.
+        public static let missingObject = Code(.missingObject)
+        /// No property has that key.
+        public static let unknownKey = Code(.unknownKey)
+        /// A value of the wrong type for the property.
+        public static let wrongType = Code(.wrongType)
+        /// A predicate could not be read or type-checked.
+        public static let predicate = Code(.predicate)
+        /// The API was used in a way it does not allow.
+        public static let misuse = Code(.misuse)
+
+        public var description: String { value.rawValue }
+    }
+
+    public var code: Code
+    public var message: String
+    public var entity: String?
+    public var property: String?
+    /// The SQL that failed, for `.sqlite` errors.
+    public var sql: String?
+    /// SQLite's extended result code, for `.sqlite` errors.
+    public var sqliteCode: Int32?
+
+    public init(
+        _ code: Code, _ message: String, entity: String? = nil, property: String? = nil, sql: String? = nil,
+        sqliteCode: Int32? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.entity = entity
+        self.property = property
+        self.sql = sql
+        self.sqliteCode = sqliteCode
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let entity { text += " [entity \(entity)\(property.map { ".\($0)" } ?? "")]" }
+        if let sql { text += " [SQL: \(sql)]" }
+        return text
+    }
+}
