@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+
+@_spi(Generated) @testable import ModelGenRuntime
+
+/// A class written the way the generator will write it for PersonData's `Person`
+/// (`name` String optional, `ssn` Integer 16 required with default 0).
+final class Person: ManagedObject, GeneratedObject {
+    static let entityDescription = EntityDescription(
+        name: "Person", table: "person", entityID: 1,
+        attributes: [
+            AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
+            AttributeDescription(name: "ssn", column: "ssn", type: .int16, isOptional: false, hasDefault: true),
+        ])
+
+    private var _name: String?
+    private var _ssn: Int16 = 0
+
+    var name: String? {
+        get { _name }
+        set {
+            _name = newValue
+            didChange(slot: 0)
+        }
+    }
+
+    var ssn: Int16 {
+        get { _ssn }
+        set {
+            _ssn = newValue
+            didChange(slot: 1)
+        }
+    }
+
+    override required init() { super.init() }
+
+    func read(from row: Statement, startingAt column: Int32) {
+        _name = row.isNull(column) ? nil : row.string(column)
+        _ssn = Int16(truncatingIfNeeded: row.int64(column + 1))
+    }
+
+    func bind(to statement: Statement, startingAt index: Int32) {
+        if let _name { statement.bind(_name, at: index) } else { statement.bindNull(index) }
+        statement.bind(Int64(_ssn), at: index + 1)
+    }
+
+    func value(atSlot slot: Int) -> Any? {
+        switch slot {
+        case 0: _name
+        case 1: _ssn
+        default: nil
+        }
+    }
+
+    func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+        switch slot {
+        case 0:
+            guard value == nil || value is String else { throw DatabaseError(.wrongType, "name takes a String", entity: "Person", property: "name") }
+            name = value as? String
+        case 1:
+            guard let number = value as? Int16 else { throw DatabaseError(.wrongType, "ssn takes an Int16", entity: "Person", property: "ssn") }
+            ssn = number
+        default:
+            throw DatabaseError(.unknownKey, "Person has no property at slot \(slot)", entity: "Person")
+        }
+    }
+}
+
+/// `Person` with a required attribute and no default, for validation.
+final class Badge: ManagedObject, GeneratedObject {
+    static let entityDescription = EntityDescription(
+        name: "Badge", table: "badge", entityID: 1,
+        attributes: [AttributeDescription(name: "code", column: "code", type: .string, isOptional: false, hasDefault: false)])
+    private var _code = ""
+    var code: String {
+        get { _code }
+        set {
+            _code = newValue
+            didChange(slot: 0)
+        }
+    }
+    override required init() { super.init() }
+    func read(from row: Statement, startingAt column: Int32) { _code = row.string(column) }
+    func bind(to statement: Statement, startingAt index: Int32) { statement.bind(_code, at: index) }
+    func value(atSlot slot: Int) -> Any? { slot == 0 ? _code : nil }
+    func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {}
+}
+
+@Suite struct ObjectContextTests {
+    static let referenceDDL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ModelGenCoreTests/Reference/PersonData/sqlite.sql")
+
+    static func personModel() throws -> PersistentStore.Model {
+        let ddl = try String(contentsOf: referenceDDL, encoding: .utf8)
+        let hash = try #require(ddl.firstMatch(of: /'schema_hash', '([0-9a-f]{64})'/)?.1)
+        return PersistentStore.Model(name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [Person.entityDescription])
+    }
+
+    func withStorePath(_ body: (String) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try body(directory.appendingPathComponent("people.sqlite").path)
+    }
+
+    @Test func insertSaveFetchUpdateDeleteAcrossReopens() throws {
+        try withStorePath { path in
+            let model = try Self.personModel()
+            do {
+                let context = try PersistentStore(path: path, model: model).newContext()
+                let ada = context.insert(Person.self)
+                ada.name = "Ada"
+                ada.ssn = 12
+                let anonymous = context.insert(Person.self)
+                #expect(ada.objectID.isTemporary)
+                #expect(context.hasChanges)
+                try context.save()
+                #expect(!context.hasChanges)
+                #expect(!ada.objectID.isTemporary)
+                #expect(anonymous.ssn == 0 && anonymous.name == nil)
+                let fetched = try context.fetchAll(Person.self)
+                #expect(fetched.count == 2)
+                #expect(fetched[0] === ada, "one object per row in a context")
+            }
+            let store = try PersistentStore(path: path, model: model)
+            let context = store.newContext()
+            let people = try context.fetchAll(Person.self)
+            #expect(people.map(\.name) == ["Ada", nil])
+            #expect(people.map(\.ssn) == [12, 0])
+            people[0].name = "Ada Lovelace"
+            context.delete(people[1])
+            try context.save()
+            let other = store.newContext()
+            #expect(try other.fetchAll(Person.self).map(\.name) == ["Ada Lovelace"])
+        }
+    }
+
+    @Test func requiredAttributesNeverSetFailTheWholeSave() throws {
+        let ddl = """
+            CREATE TABLE "badge" ("_pk" INTEGER PRIMARY KEY, "_entity" INTEGER NOT NULL, "_version" INTEGER NOT NULL DEFAULT 1, "code" TEXT NOT NULL);
+            CREATE TABLE "_modelgen_metadata" ("key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL);
+            INSERT INTO "_modelgen_metadata" VALUES ('schema_hash', 'h');
+            """
+        let store = try PersistentStore(
+            path: ":memory:", model: .init(name: "Badges", sqliteDDL: ddl, schemaHash: "h", entities: [Badge.entityDescription]))
+        let context = store.newContext()
+        context.insert(Badge.self).code = "ok"
+        _ = context.insert(Badge.self)
+        #expect {
+            try context.save()
+        } throws: { error in
+            let error = error as? DatabaseError
+            return error?.code == .validation && error?.entity == "Badge" && error?.property == "code"
+        }
+        #expect(context.hasChanges, "a failed save keeps the unsaved changes")
+        #expect(try store.newContext().fetchAll(Badge.self).isEmpty, "nothing was stored")
+    }
+
+    @Test func rollbackForgetsUnsavedWork() throws {
+        let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
+        let context = store.newContext()
+        let person = context.insert(Person.self)
+        person.name = "Grace"
+        try context.save()
+        person.name = "Changed"
+        _ = context.insert(Person.self)
+        #expect(context.hasChanges)
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(person.name == "Grace")
+        #expect(try context.fetchAll(Person.self).count == 1)
+    }
+
+    @Test func aStaleUpdateIsDetected() throws {
+        try withStorePath { path in
+            let store = try PersistentStore(path: path, model: try Self.personModel())
+            let first = store.newContext()
+            first.insert(Person.self).name = "Ada"
+            try first.save()
+            let second = store.newContext()
+            let mine = try first.fetchAll(Person.self)[0]
+            let theirs = try second.fetchAll(Person.self)[0]
+            theirs.ssn = 7
+            try second.save()
+            mine.ssn = 9
+            #expect {
+                try first.save()
+            } throws: { ($0 as? DatabaseError)?.code == .missingObject }
+            try first.refresh(mine)
+            #expect(mine.ssn == 7)
+        }
+    }
+
+    @Test func aStoreOfAnotherModelVersionIsRefused() throws {
+        try withStorePath { path in
+            _ = try PersistentStore(path: path, model: try Self.personModel())
+            var other = try Self.personModel()
+            other.schemaHash = String(repeating: "0", count: 64)
+            #expect {
+                _ = try PersistentStore(path: path, model: other)
+            } throws: { ($0 as? DatabaseError)?.code == .misuse }
+        }
+    }
+}
