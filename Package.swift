@@ -47,7 +47,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelGenCore", "CLibXML2"],
+            dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

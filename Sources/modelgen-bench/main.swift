@@ -6,6 +6,8 @@ let usage = """
     BENCHMARKS:
       frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
                  attributes × 3 relationships) next to libxml2 alone parsing the same bytes
+      runtime    insert, fetch, update and delete 100,000 objects of a five-attribute entity
+                 through ModelGenRuntime next to the raw SQLite C API doing the same work
 
     Build in release mode: swift run -c release modelgen-bench frontend
     """
@@ -40,6 +42,14 @@ switch benchmark {
 case "frontend":
     let phases = FrontendBenchmark.run(entities: entities, runs: runs)
     Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, best of \(runs) runs")
+case "runtime":
+    do {
+        let phases = try RuntimeBenchmark.run(objects: 100_000)
+        Report.print(phases, json: json, title: "runtime: 100,000 objects of a five-attribute entity, one run")
+    } catch {
+        FileHandle.standardError.write(Data("modelgen-bench: error: \(error)\n".utf8))
+        exit(70)
+    }
 default:
     FileHandle.standardError.write(Data("modelgen-bench: error: unknown benchmark '\(benchmark)'\n\(usage)\n".utf8))
     exit(64)

@@ -5,8 +5,8 @@ import Testing
 
 /// A class written the way the generator will write it for PersonData's `Person`
 /// (`name` String optional, `ssn` Integer 16 required with default 0).
-final class Person: ManagedObject, GeneratedObject {
-    static let entityDescription = EntityDescription(
+final class Person: ManagedObject {
+    static let entity = EntityDescription(
         name: "Person", table: "person", entityID: 1,
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
@@ -32,19 +32,27 @@ final class Person: ManagedObject, GeneratedObject {
         }
     }
 
-    override required init() { super.init() }
+    override class var entityDescription: EntityDescription { entity }
 
-    func read(from row: Statement, startingAt column: Int32) {
+    override func read(from row: Statement, startingAt column: Int32) {
         _name = row.isNull(column) ? nil : row.string(column)
         _ssn = Int16(truncatingIfNeeded: row.int64(column + 1))
     }
 
-    func bind(to statement: Statement, startingAt index: Int32) {
-        if let _name { statement.bind(_name, at: index) } else { statement.bindNull(index) }
-        statement.bind(Int64(_ssn), at: index + 1)
+    override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+        var index = index
+        if mask & 1 != 0 {
+            if let _name { statement.bind(_name, at: index) } else { statement.bindNull(index) }
+            index += 1
+        }
+        if mask & 2 != 0 {
+            statement.bind(Int64(_ssn), at: index)
+            index += 1
+        }
+        return index
     }
 
-    func value(atSlot slot: Int) -> Any? {
+    override func value(atSlot slot: Int) -> Any? {
         switch slot {
         case 0: _name
         case 1: _ssn
@@ -52,7 +60,7 @@ final class Person: ManagedObject, GeneratedObject {
         }
     }
 
-    func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
         switch slot {
         case 0:
             guard value == nil || value is String else { throw DatabaseError(.wrongType, "name takes a String", entity: "Person", property: "name") }
@@ -66,9 +74,9 @@ final class Person: ManagedObject, GeneratedObject {
     }
 }
 
-/// `Person` with a required attribute and no default, for validation.
-final class Badge: ManagedObject, GeneratedObject {
-    static let entityDescription = EntityDescription(
+/// An entity with a required attribute and no default, for validation.
+final class Badge: ManagedObject {
+    static let entity = EntityDescription(
         name: "Badge", table: "badge", entityID: 1,
         attributes: [AttributeDescription(name: "code", column: "code", type: .string, isOptional: false, hasDefault: false)])
     private var _code = ""
@@ -79,11 +87,13 @@ final class Badge: ManagedObject, GeneratedObject {
             didChange(slot: 0)
         }
     }
-    override required init() { super.init() }
-    func read(from row: Statement, startingAt column: Int32) { _code = row.string(column) }
-    func bind(to statement: Statement, startingAt index: Int32) { statement.bind(_code, at: index) }
-    func value(atSlot slot: Int) -> Any? { slot == 0 ? _code : nil }
-    func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {}
+    override class var entityDescription: EntityDescription { entity }
+    override func read(from row: Statement, startingAt column: Int32) { _code = row.string(column) }
+    override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+        guard mask & 1 != 0 else { return index }
+        statement.bind(_code, at: index)
+        return index + 1
+    }
 }
 
 @Suite struct ObjectContextTests {
@@ -93,7 +103,7 @@ final class Badge: ManagedObject, GeneratedObject {
     static func personModel() throws -> PersistentStore.Model {
         let ddl = try String(contentsOf: referenceDDL, encoding: .utf8)
         let hash = try #require(ddl.firstMatch(of: /'schema_hash', '([0-9a-f]{64})'/)?.1)
-        return PersistentStore.Model(name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [Person.entityDescription])
+        return PersistentStore.Model(name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [Person.entity])
     }
 
     func withStorePath(_ body: (String) throws -> Void) throws {
@@ -142,7 +152,7 @@ final class Badge: ManagedObject, GeneratedObject {
             INSERT INTO "_modelgen_metadata" VALUES ('schema_hash', 'h');
             """
         let store = try PersistentStore(
-            path: ":memory:", model: .init(name: "Badges", sqliteDDL: ddl, schemaHash: "h", entities: [Badge.entityDescription]))
+            path: ":memory:", model: .init(name: "Badges", sqliteDDL: ddl, schemaHash: "h", entities: [Badge.entity]))
         let context = store.newContext()
         context.insert(Badge.self).code = "ok"
         _ = context.insert(Badge.self)
@@ -200,5 +210,30 @@ final class Badge: ManagedObject, GeneratedObject {
                 _ = try PersistentStore(path: path, model: other)
             } throws: { ($0 as? DatabaseError)?.code == .misuse }
         }
+    }
+}
+
+@Suite struct DynamicAccessTests {
+    @Test func keysReachPropertiesAndBadKeysOrTypesThrow() throws {
+        let store = try PersistentStore(path: ":memory:", model: try ObjectContextTests.personModel())
+        let context = store.newContext()
+        let person = context.insert(Person.self)
+        try person.setValue("Ada", forKey: "name")
+        try person.setValue(Int16(36), forKey: "ssn")
+        #expect(try person.value(forKey: "name") as? String == "Ada")
+        #expect(try person.value(forKey: "ssn") as? Int16 == 36)
+        #expect {
+            try person.setValue("x", forKey: "age")
+        } throws: { ($0 as? DatabaseError)?.code == .unknownKey }
+        #expect {
+            try person.value(forKey: "age")
+        } throws: { ($0 as? DatabaseError)?.code == .unknownKey }
+        #expect {
+            try person.setValue("36", forKey: "ssn")
+        } throws: { ($0 as? DatabaseError)?.code == .wrongType }
+        try context.save()
+        try person.setValue(nil, forKey: "name")
+        try context.save()
+        #expect(try store.newContext().fetchAll(Person.self).first?.name == nil)
     }
 }

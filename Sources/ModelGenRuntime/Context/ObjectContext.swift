@@ -1,5 +1,5 @@
 /// A unit of work on a store (Core Data's managed object context): one object per row (identity
-/// map), the sets of inserted, updated and deleted objects, and `save()` as one transaction.
+/// map), the lists of inserted, updated and deleted objects, and `save()` as one transaction.
 ///
 /// Not `Sendable`: a context belongs to the task that made it.
 public final class ObjectContext {
@@ -7,22 +7,27 @@ public final class ObjectContext {
     /// Objects by identity: one object per row in this context.
     private var registered: [ObjectID: ManagedObject] = [:]
     private var insertedObjects: [ManagedObject] = []
-    private var updatedObjects: [ObjectIdentifier: ManagedObject] = [:]
-    private var deletedObjects: [ObjectIdentifier: ManagedObject] = [:]
+    private var updatedObjects: [ManagedObject] = []
+    private var deletedObjects: [ManagedObject] = []
     private var nextTemporaryRow: Int64 = -1
+    /// UPDATE statements by entity and changed-column mask.
+    private var updateSQL: [UpdateKey: String] = [:]
+
+    private struct UpdateKey: Hashable {
+        var entity: ObjectIdentifier
+        var mask: UInt64
+    }
 
     init(store: PersistentStore) {
         self.store = store
     }
 
     public var hasChanges: Bool { !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty }
-    public var insertedCount: Int { insertedObjects.count }
 
     // MARK: - Changes
 
     /// Inserts a new object of `type` with the model's defaults.
-    @_spi(Generated)
-    public func insert<T: GeneratedObject>(_ type: T.Type) -> T {
+    public func insert<T: ManagedObject>(_ type: T.Type) -> T {
         let object = T()
         object.objectID = ObjectID(entityID: T.entityDescription.entityID, rowID: nextTemporaryRow)
         nextTemporaryRow -= 1
@@ -33,21 +38,22 @@ public final class ObjectContext {
     }
 
     func noteUpdate(_ object: ManagedObject) {
-        guard !object.objectID.isTemporary, deletedObjects[ObjectIdentifier(object)] == nil else { return }
-        updatedObjects[ObjectIdentifier(object)] = object
+        guard !object.isListedAsUpdated, !object.isListedAsDeleted else { return }
+        object.isListedAsUpdated = true
+        updatedObjects.append(object)
     }
 
     /// Marks `object` for deletion at the next save (an unsaved insert is simply dropped).
     public func delete(_ object: ManagedObject) {
-        guard object.context === self else { return }
+        guard object.context === self, !object.isListedAsDeleted else { return }
         if object.objectID.isTemporary {
             insertedObjects.removeAll { $0 === object }
             registered[object.objectID] = nil
             object.context = nil
             return
         }
-        updatedObjects[ObjectIdentifier(object)] = nil
-        deletedObjects[ObjectIdentifier(object)] = object
+        object.isListedAsDeleted = true
+        deletedObjects.append(object)
     }
 
     // MARK: - Saving
@@ -55,23 +61,26 @@ public final class ObjectContext {
     /// Writes every change in one transaction: all or nothing. On failure the store is unchanged
     /// and the context keeps its unsaved changes.
     /// - Throws: `.validation` (naming entity and attribute) for a required attribute never set,
-    ///   `.missingObject` when an updated or deleted row is gone or was changed by another
-    ///   context, `.sqlite` for what the database refuses.
+    ///   `.missingObject` when an updated row is gone or was changed by another context since it
+    ///   was read, `.sqlite` for what the database refuses.
     public func save() throws(DatabaseError) {
         guard hasChanges else { return }
         try validate()
-        let inserted = insertedObjects
-        let updated = Array(updatedObjects.values)
-        let deleted = Array(deletedObjects.values)
-        var newIDs: [(ManagedObject, ObjectID)] = []
+        let updated = updatedObjects.filter { !$0.isListedAsDeleted }
+        var newRows: [Int64] = []
+        newRows.reserveCapacity(insertedObjects.count)
+        lastInsert = nil
+        lastDelete = nil
+        defer {
+            lastInsert = nil
+            lastDelete = nil
+        }
         do {
             try store.withConnection { connection in
                 try connection.transaction {
-                    for object in inserted {
-                        newIDs.append((object, try Self.insertRow(object, connection)))
-                    }
-                    for object in updated { try Self.updateRow(object, connection) }
-                    for object in deleted { try Self.deleteRow(object, connection) }
+                    for object in insertedObjects { newRows.append(try insertRow(object, connection)) }
+                    for object in updated where object.changedMask != 0 { try updateRow(object, connection) }
+                    for object in deletedObjects { try deleteRow(object, connection) }
                 }
             }
         } catch let error as DatabaseError {
@@ -80,18 +89,23 @@ public final class ObjectContext {
             throw DatabaseError(.sqlite, "\(error)")
         }
         // Committed: make the new identities and versions visible.
-        for (object, id) in newIDs {
+        for (object, row) in zip(insertedObjects, newRows) {
             registered[object.objectID] = nil
-            object.objectID = id
+            object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
             object.version = 1
-            registered[id] = object
+            object.changedMask = 0
+            registered[object.objectID] = object
         }
-        for object in updated { object.version += 1 }
-        for object in deleted {
+        for object in updated where object.changedMask != 0 {
+            object.version += 1
+            object.changedMask = 0
+        }
+        for object in updatedObjects { object.isListedAsUpdated = false }
+        for object in deletedObjects {
             registered[object.objectID] = nil
+            object.isListedAsDeleted = false
             object.context = nil
         }
-        for object in inserted + updated { object.changedSlots.removeAll() }
         insertedObjects.removeAll()
         updatedObjects.removeAll()
         deletedObjects.removeAll()
@@ -99,51 +113,67 @@ public final class ObjectContext {
 
     private func validate() throws(DatabaseError) {
         for object in insertedObjects {
-            guard let generated = object as? any GeneratedObject else { continue }
-            let entity = type(of: generated).entityDescription
-            for (slot, attribute) in entity.attributes.enumerated()
-            where !attribute.isOptional && !attribute.hasDefault && !object.changedSlots.contains(slot) {
+            let entity = type(of: object).entityDescription
+            for (slot, attribute) in entity.requiredWithoutDefault
+            where object.changedMask & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) == 0 {
                 throw DatabaseError(
-                    .validation, "\(entity.name).\(attribute.name) is required and was never set",
-                    entity: entity.name, property: attribute.name)
+                    .validation, "\(entity.name).\(attribute) is required and was never set", entity: entity.name,
+                    property: attribute)
             }
         }
     }
 
-    private static func description(of object: ManagedObject) -> (EntityDescription, any GeneratedObject) {
-        guard let generated = object as? any GeneratedObject else {
-            preconditionFailure("\(type(of: object)) is not a generated entity class")
+    /// The statement for `sql`, reused without a cache lookup while consecutive objects share it
+    /// (saves write objects of one entity in runs, so this avoids hashing the SQL per row).
+    private func statement(
+        _ sql: String, entity: EntityDescription, last: inout (EntityDescription, Statement)?, _ connection: Connection
+    ) throws(DatabaseError) -> Statement {
+        if let (previous, statement) = last, previous === entity {
+            statement.reset()
+            return statement
         }
-        return (type(of: generated).entityDescription, generated)
+        let statement = try connection.cachedStatement(sql)
+        last = (entity, statement)
+        return statement
     }
 
-    private static func insertRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) -> ObjectID {
-        let (entity, generated) = description(of: object)
-        let statement = try connection.cachedStatement(entity.insertSQL)
+    private var lastInsert: (EntityDescription, Statement)?
+    private var lastDelete: (EntityDescription, Statement)?
+
+    private func insertRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) -> Int64 {
+        let entity = type(of: object).entityDescription
+        let statement = try statement(entity.insertSQL, entity: entity, last: &lastInsert, connection)
         statement.bind(Int64(entity.entityID), at: 1)
-        generated.bind(to: statement, startingAt: 2)
+        _ = object.bind(to: statement, startingAt: 2, mask: .max)
         try statement.run()
-        return ObjectID(entityID: entity.entityID, rowID: connection.lastInsertedRowID)
+        return connection.lastInsertedRowID
     }
 
-    private static func updateRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
-        let (entity, generated) = description(of: object)
-        let statement = try connection.cachedStatement(entity.updateSQL)
-        generated.bind(to: statement, startingAt: 1)
-        let next = Int32(entity.attributes.count) + 1
+    private func updateRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
+        let entity = type(of: object).entityDescription
+        let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask)
+        let sql: String
+        if let cached = updateSQL[key] {
+            sql = cached
+        } else {
+            sql = entity.updateSQL(mask: object.changedMask)
+            updateSQL[key] = sql
+        }
+        let statement = try connection.cachedStatement(sql)
+        let next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
         statement.bind(object.objectID.rowID, at: next)
         statement.bind(object.version, at: next + 1)
         try statement.run()
         guard connection.changes == 1 else {
             throw DatabaseError(
-                .missingObject, "\(entity.name) \(object.objectID) was deleted or changed by someone else", entity: entity.name,
-                sql: entity.updateSQL)
+                .missingObject, "\(entity.name) \(object.objectID) was deleted or changed by someone else",
+                entity: entity.name, sql: sql)
         }
     }
 
-    private static func deleteRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
-        let (entity, _) = description(of: object)
-        let statement = try connection.cachedStatement(entity.deleteSQL)
+    private func deleteRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
+        let entity = type(of: object).entityDescription
+        let statement = try statement(entity.deleteSQL, entity: entity, last: &lastDelete, connection)
         statement.bind(object.objectID.rowID, at: 1)
         try statement.run()
     }
@@ -156,19 +186,21 @@ public final class ObjectContext {
             object.context = nil
         }
         insertedObjects.removeAll()
-        let changed = Array(updatedObjects.values)
+        let changed = updatedObjects
+        for object in updatedObjects + deletedObjects {
+            object.isListedAsUpdated = false
+            object.isListedAsDeleted = false
+        }
         updatedObjects.removeAll()
         deletedObjects.removeAll()
-        for object in changed {
-            object.changedSlots.removeAll()
-            try? refresh(object)
-        }
+        for object in changed { try? refresh(object) }
     }
 
     /// Reads `object` again from the store, dropping its unsaved changes.
+    /// - Throws: `.missingObject` when its row is gone.
     public func refresh(_ object: ManagedObject) throws(DatabaseError) {
-        let (entity, generated) = Self.description(of: object)
         guard !object.objectID.isTemporary else { return }
+        let entity = type(of: object).entityDescription
         let sql = "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?"
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
@@ -177,9 +209,12 @@ public final class ObjectContext {
                 throw DatabaseError(.missingObject, "\(entity.name) \(object.objectID) is no longer in the store", entity: entity.name)
             }
             object.version = statement.int64(2)
-            generated.read(from: statement, startingAt: 3)
-            object.changedSlots.removeAll()
-            updatedObjects[ObjectIdentifier(object)] = nil
+            object.read(from: statement, startingAt: 3)
+        }
+        object.changedMask = 0
+        if object.isListedAsUpdated {
+            object.isListedAsUpdated = false
+            updatedObjects.removeAll { $0 === object }
         }
     }
 
@@ -187,19 +222,16 @@ public final class ObjectContext {
 
     /// Every object of `type` (and its sub-entities) in the store, in row order; objects already
     /// in this context are returned as they are (with their unsaved changes), unsaved inserts last.
-    @_spi(Generated)
-    public func fetchAll<T: GeneratedObject>(_ type: T.Type) throws(DatabaseError) -> [T] {
+    public func fetchAll<T: ManagedObject>(_ type: T.Type) throws(DatabaseError) -> [T] {
         let entity = T.entityDescription
-        let ids = entity.fetchedEntityIDs.map(String.init).joined(separator: ", ")
-        let sql =
-            "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN (\(ids)) ORDER BY \"_pk\""
         var result: [T] = try store.withConnection { connection throws(DatabaseError) in
-            let statement = try connection.cachedStatement(sql)
+            let statement = try connection.cachedStatement(entity.fetchAllSQL)
             var objects: [T] = []
+            let checkRegistered = !registered.isEmpty
             while try statement.step() {
-                let id = ObjectID(entityID: Int32(statement.int64(1)), rowID: statement.int64(0))
-                if let existing = registered[id] as? T {
-                    if deletedObjects[ObjectIdentifier(existing)] == nil { objects.append(existing) }
+                let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
+                if checkRegistered, let existing = registered[id] {
+                    if !existing.isListedAsDeleted, let existing = existing as? T { objects.append(existing) }
                     continue
                 }
                 let object = T()
@@ -212,7 +244,9 @@ public final class ObjectContext {
             }
             return objects
         }
-        result += insertedObjects.compactMap { $0 as? T }
+        for object in insertedObjects {
+            if let object = object as? T { result.append(object) }
+        }
         return result
     }
 }

@@ -34,8 +34,12 @@ public final class EntityDescription: Sendable {
 
     let selectColumnsSQL: String
     let insertSQL: String
-    let updateSQL: String
     let deleteSQL: String
+    let fetchAllSQL: String
+    /// Slots and names of required attributes without a default, checked on insert.
+    let requiredWithoutDefault: [(Int, String)]
+    private let quotedColumns: [String]
+    private let slotsByName: [String: Int]
 
     public init(name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription]) {
         self.name = name
@@ -49,14 +53,30 @@ public final class EntityDescription: Sendable {
         insertSQL =
             "INSERT INTO \(quotedTable) (\"_entity\"" + columns.map { ", " + $0 }.joined() + ") VALUES (?"
             + String(repeating: ", ?", count: columns.count) + ")"
-        updateSQL =
-            "UPDATE \(quotedTable) SET \"_version\" = \"_version\" + 1"
-            + columns.map { ", \($0) = ?" }.joined() + " WHERE \"_pk\" = ? AND \"_version\" = ?"
+        quotedColumns = columns
+        requiredWithoutDefault = attributes.enumerated().compactMap { slot, attribute in
+            !attribute.isOptional && !attribute.hasDefault ? (slot, attribute.name) : nil
+        }
+        fetchAllSQL =
+            "SELECT \(selectColumnsSQL) FROM \(quotedTable) WHERE \"_entity\" IN ("
+            + self.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ") ORDER BY \"_pk\""
+        slotsByName = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         deleteSQL = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
     }
 
     /// The slot of the attribute called `name`.
-    public func slot(of name: String) -> Int? { attributes.firstIndex { $0.name == name } }
+    public func slot(of name: String) -> Int? { slotsByName[name] }
+
+    /// The UPDATE of the attributes whose bits are set in `mask` (bit 63 stands for every slot from
+    /// 63 on), checking `_version` (optimistic locking); parameters: the values in slot order,
+    /// then `_pk`, then the expected `_version`.
+    func updateSQL(mask: UInt64) -> String {
+        var sql = "UPDATE \(Self.quoted(table)) SET \"_version\" = \"_version\" + 1"
+        for (slot, column) in quotedColumns.enumerated() where mask & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) != 0 {
+            sql += ", \(column) = ?"
+        }
+        return sql + " WHERE \"_pk\" = ? AND \"_version\" = ?"
+    }
 
     static func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacing("\"", with: "\"\"") + "\""

@@ -1,7 +1,9 @@
 /// The base class of generated entity classes.
 ///
 /// An object belongs to at most one `ObjectContext`, which tracks it by `objectID`. Generated
-/// setters call `didChange(slot:)` so the context knows what to save.
+/// classes override the `@_spi(Generated)` members to read and bind their typed stored properties;
+/// their setters call `didChange(slot:)` so the context knows what to save. Everything here is
+/// dispatched through the class (no protocol casts, no per-object allocations beyond the object).
 open class ManagedObject {
     /// The identity of the object; temporary until its first save.
     public internal(set) var objectID: ObjectID
@@ -9,20 +11,76 @@ open class ManagedObject {
     public internal(set) weak var context: ObjectContext?
     /// The `_version` read from or last written to the store (optimistic locking).
     var version: Int64 = 0
-    /// Slots changed since the last save.
-    var changedSlots: Set<Int> = []
+    /// Bit `n` set: the attribute in slot `n` changed since the last save (slots ≥ 64 share bit 63).
+    var changedMask: UInt64 = 0
+    /// Set while the object sits in its context's list of updated objects.
+    var isListedAsUpdated = false
+    /// Set while the object sits in its context's list of deleted objects.
+    var isListedAsDeleted = false
 
-    public init() {
+    public required init() {
         objectID = ObjectID(entityID: 0, rowID: 0)
+    }
+
+    /// The entity of this class; generated classes override it.
+    @_spi(Generated)
+    open class var entityDescription: EntityDescription {
+        preconditionFailure("\(self) does not override entityDescription; only generated classes are entities")
+    }
+
+    /// Reads the attribute columns, which start at `column` in the statement's row.
+    @_spi(Generated)
+    open func read(from row: Statement, startingAt column: Int32) {
+        preconditionFailure("\(type(of: self)) does not override read(from:startingAt:)")
+    }
+
+    /// Binds the attributes whose bit is set in `mask` (all when `mask` is `.max`), in slot order,
+    /// from parameter `index`; returns the next free parameter index.
+    @_spi(Generated)
+    open func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+        preconditionFailure("\(type(of: self)) does not override bind(to:startingAt:mask:)")
+    }
+
+    /// The value of the attribute in `slot` (`nil` for an unset optional).
+    @_spi(Generated)
+    open func value(atSlot slot: Int) -> Any? { nil }
+
+    /// Sets the attribute in `slot`; throws `.wrongType` when `value` does not fit.
+    @_spi(Generated)
+    open func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+        throw DatabaseError(.unknownKey, "\(type(of: self)) has no attribute in slot \(slot)")
     }
 
     /// Records that the attribute in `slot` changed; generated setters call this.
     @_spi(Generated)
-    public func didChange(slot: Int) {
-        changedSlots.insert(slot)
-        context?.noteUpdate(self)
+    @inline(__always)
+    public final func didChange(slot: Int) {
+        changedMask |= slot < 63 ? 1 << UInt64(slot) : 1 << 63
+        if !isListedAsUpdated && objectID.rowID > 0, let context { context.noteUpdate(self) }
     }
 
     /// Whether the object has unsaved changes.
-    public var hasChanges: Bool { !changedSlots.isEmpty || objectID.isTemporary }
+    public var hasChanges: Bool { changedMask != 0 || objectID.isTemporary }
+
+    // MARK: - Dynamic access
+
+    /// The value of the property called `key`.
+    /// - Throws: `.unknownKey` when the entity has no such property.
+    public func value(forKey key: String) throws(DatabaseError) -> Any? {
+        let entity = type(of: self).entityDescription
+        guard let slot = entity.slot(of: key) else {
+            throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
+        }
+        return value(atSlot: slot)
+    }
+
+    /// Sets the property called `key`.
+    /// - Throws: `.unknownKey` for an unknown key, `.wrongType` for a value of the wrong type.
+    public func setValue(_ value: Any?, forKey key: String) throws(DatabaseError) {
+        let entity = type(of: self).entityDescription
+        guard let slot = entity.slot(of: key) else {
+            throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
+        }
+        try setValue(value, atSlot: slot)
+    }
 }

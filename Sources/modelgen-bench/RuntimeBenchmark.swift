@@ -1,0 +1,249 @@
+import CSQLite
+import Foundation
+@_spi(Generated) import ModelGenRuntime
+
+/// A five-attribute entity written as the generator will write it.
+final class BenchItem: ManagedObject {
+    static let entity = EntityDescription(
+        name: "Item", table: "item", entityID: 1,
+        attributes: [
+            AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
+            AttributeDescription(name: "quantity", column: "quantity", type: .int64, isOptional: false, hasDefault: true),
+            AttributeDescription(name: "price", column: "price", type: .double, isOptional: false, hasDefault: true),
+            AttributeDescription(name: "created", column: "created", type: .date, isOptional: true, hasDefault: false),
+            AttributeDescription(name: "active", column: "active", type: .bool, isOptional: false, hasDefault: true),
+        ])
+
+    private var _title = ""
+    private var _quantity: Int64 = 0
+    private var _price = 0.0
+    private var _created: Date?
+    private var _active = false
+
+    var title: String {
+        get { _title }
+        set { _title = newValue; didChange(slot: 0) }
+    }
+    var quantity: Int64 {
+        get { _quantity }
+        set { _quantity = newValue; didChange(slot: 1) }
+    }
+    var price: Double {
+        get { _price }
+        set { _price = newValue; didChange(slot: 2) }
+    }
+    var created: Date? {
+        get { _created }
+        set { _created = newValue; didChange(slot: 3) }
+    }
+    var active: Bool {
+        get { _active }
+        set { _active = newValue; didChange(slot: 4) }
+    }
+
+    override class var entityDescription: EntityDescription { entity }
+
+    override func read(from row: Statement, startingAt column: Int32) {
+        _title = row.string(column)
+        _quantity = row.int64(column + 1)
+        _price = row.double(column + 2)
+        _created = row.isNull(column + 3) ? nil : Date(timeIntervalSinceReferenceDate: row.double(column + 3))
+        _active = row.int64(column + 4) != 0
+    }
+
+    override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+        var index = index
+        if mask & 1 != 0 {
+            statement.bind(_title, at: index)
+            index += 1
+        }
+        if mask & 2 != 0 {
+            statement.bind(_quantity, at: index)
+            index += 1
+        }
+        if mask & 4 != 0 {
+            statement.bind(_price, at: index)
+            index += 1
+        }
+        if mask & 8 != 0 {
+            if let _created { statement.bind(_created.timeIntervalSinceReferenceDate, at: index) } else { statement.bindNull(index) }
+            index += 1
+        }
+        if mask & 16 != 0 {
+            statement.bind(_active, at: index)
+            index += 1
+        }
+        return index
+    }
+}
+
+/// `modelgen-bench runtime`: the object store against the raw SQLite C API doing the same work.
+enum RuntimeBenchmark {
+    static let ddl = """
+        CREATE TABLE "item" ("_pk" INTEGER PRIMARY KEY, "_entity" INTEGER NOT NULL, "_version" INTEGER NOT NULL DEFAULT 1,
+            "title" TEXT NOT NULL, "quantity" INTEGER NOT NULL DEFAULT 0, "price" REAL NOT NULL DEFAULT 0,
+            "created" REAL, "active" INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE "_modelgen_metadata" ("key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL);
+        INSERT INTO "_modelgen_metadata" VALUES ('schema_hash', 'bench');
+        """
+
+    static func run(objects: Int) throws -> [Phase] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let raw = try RawStore(path: directory.appendingPathComponent("raw.sqlite").path, ddl: ddl)
+        let store = try PersistentStore(
+            path: directory.appendingPathComponent("runtime.sqlite").path,
+            model: .init(name: "Bench", sqliteDDL: ddl, schemaHash: "bench", entities: [BenchItem.entity]))
+        let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        var phases: [Phase] = []
+
+        let rawInsert = time { raw.insert(count: objects, base: base) }
+        let context = store.newContext()
+        let runtimeInsert = try timeThrowing {
+            for index in 0..<objects {
+                let item = context.insert(BenchItem.self)
+                item.title = "Item \(index)"
+                item.quantity = Int64(index)
+                item.price = Double(index) * 0.5
+                item.created = base.addingTimeInterval(Double(index))
+                item.active = index % 2 == 0
+            }
+            try context.save()
+        }
+        phases.append(Phase(name: "insert+save", milliseconds: runtimeInsert, baselineMilliseconds: rawInsert))
+
+        var checksum = 0.0
+        let rawFetch = time { checksum += raw.fetchAll() }
+        let runtimeFetch = try timeThrowing {
+            let fresh = store.newContext()
+            var sum = 0.0
+            for item in try fresh.fetchAll(BenchItem.self) {
+                sum += Double(item.title.utf8.count) + Double(item.quantity) + item.price
+                sum += (item.created?.timeIntervalSinceReferenceDate ?? 0) + (item.active ? 1 : 0)
+            }
+            checksum -= sum
+        }
+        phases.append(Phase(name: "fetch all", milliseconds: runtimeFetch, baselineMilliseconds: rawFetch))
+
+        let items = try context.fetchAll(BenchItem.self)
+        let rawUpdate = time { raw.updateAll() }
+        let runtimeUpdate = try timeThrowing {
+            for item in items { item.quantity += 1 }
+            try context.save()
+        }
+        phases.append(Phase(name: "update+save", milliseconds: runtimeUpdate, baselineMilliseconds: rawUpdate))
+
+        let rawDelete = time { raw.deleteAll() }
+        let runtimeDelete = try timeThrowing {
+            for item in items { context.delete(item) }
+            try context.save()
+        }
+        phases.append(Phase(name: "delete+save", milliseconds: runtimeDelete, baselineMilliseconds: rawDelete))
+        precondition(checksum == 0, "the runtime and the raw API read different values")
+        return phases
+    }
+
+    static func time(_ body: () -> Void) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+    }
+
+    static func timeThrowing(_ body: () throws -> Void) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+    }
+}
+
+/// The baseline: the same work with the SQLite C API, prepared statements, one transaction per
+/// phase, reading columns into the same Swift types but building no objects.
+final class RawStore {
+    private var db: OpaquePointer?
+    private var rowIDs: [Int64] = []
+
+    init(path: String, ddl: String) throws {
+        guard sqlite3_open(path, &db) == SQLITE_OK else { throw DatabaseError(.sqlite, "cannot open \(path)") }
+        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", ddl] {
+            guard sqlite3_exec(db, pragma, nil, nil, nil) == SQLITE_OK else { throw DatabaseError(.sqlite, String(cString: sqlite3_errmsg(db))) }
+        }
+    }
+
+    deinit { sqlite3_close(db) }
+
+    private func prepare(_ sql: String) -> OpaquePointer {
+        var statement: OpaquePointer?
+        precondition(sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, String(cString: sqlite3_errmsg(db)))
+        return statement!
+    }
+
+    private func transaction(_ body: () -> Void) {
+        sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
+        body()
+        precondition(sqlite3_exec(db, "COMMIT", nil, nil, nil) == SQLITE_OK)
+    }
+
+    func insert(count: Int, base: Date) {
+        let statement = prepare(
+            #"INSERT INTO "item" ("_entity", "title", "quantity", "price", "created", "active") VALUES (1, ?, ?, ?, ?, ?)"#)
+        defer { sqlite3_finalize(statement) }
+        transaction {
+            for index in 0..<count {
+                let title = "Item \(index)"
+                sqlite3_bind_text(statement, 1, title, -1, modelgen_sqlite_transient())
+                sqlite3_bind_int64(statement, 2, Int64(index))
+                sqlite3_bind_double(statement, 3, Double(index) * 0.5)
+                sqlite3_bind_double(statement, 4, base.addingTimeInterval(Double(index)).timeIntervalSinceReferenceDate)
+                sqlite3_bind_int64(statement, 5, index % 2 == 0 ? 1 : 0)
+                precondition(sqlite3_step(statement) == SQLITE_DONE)
+                rowIDs.append(sqlite3_last_insert_rowid(db))
+                sqlite3_reset(statement)
+            }
+        }
+    }
+
+    func fetchAll() -> Double {
+        let statement = prepare(#"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#)
+        defer { sqlite3_finalize(statement) }
+        var sum = 0.0
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let count = Int(sqlite3_column_bytes(statement, 3))
+            let title = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, 3), count: count), as: UTF8.self)
+            let quantity = sqlite3_column_int64(statement, 4)
+            let price = sqlite3_column_double(statement, 5)
+            let created: Date? =
+                sqlite3_column_type(statement, 6) == SQLITE_NULL
+                ? nil : Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 6))
+            let active = sqlite3_column_int64(statement, 7) != 0
+            sum += Double(title.utf8.count) + Double(quantity) + price
+            sum += (created?.timeIntervalSinceReferenceDate ?? 0) + (active ? 1 : 0)
+        }
+        return sum
+    }
+
+    func updateAll() {
+        let statement = prepare(#"UPDATE "item" SET "_version" = "_version" + 1, "quantity" = ? WHERE "_pk" = ?"#)
+        defer { sqlite3_finalize(statement) }
+        transaction {
+            for (index, rowID) in rowIDs.enumerated() {
+                sqlite3_bind_int64(statement, 1, Int64(index) + 1)
+                sqlite3_bind_int64(statement, 2, rowID)
+                precondition(sqlite3_step(statement) == SQLITE_DONE)
+                sqlite3_reset(statement)
+            }
+        }
+    }
+
+    func deleteAll() {
+        let statement = prepare(#"DELETE FROM "item" WHERE "_pk" = ?"#)
+        defer { sqlite3_finalize(statement) }
+        transaction {
+            for rowID in rowIDs {
+                sqlite3_bind_int64(statement, 1, rowID)
+                precondition(sqlite3_step(statement) == SQLITE_DONE)
+                sqlite3_reset(statement)
+            }
+        }
+    }
+}
