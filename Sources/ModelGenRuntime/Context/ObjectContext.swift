@@ -5,7 +5,7 @@
 public final class ObjectContext {
     public let store: PersistentStore
     /// Objects by identity: one object per row in this context.
-    private var registered: [ObjectID: ManagedObject] = [:]
+    private var registered = IdentityMap()
     private var insertedObjects: [ManagedObject] = []
     private var updatedObjects: [ManagedObject] = []
     private var deletedObjects: [ManagedObject] = []

@@ -1,0 +1,105 @@
+/// The context's map from `ObjectID` to its one object: an open-addressing hash table with linear
+/// probing and backward-shift deletion, keyed by (entity, row) with a multiplicative hash.
+///
+/// A `Dictionary<ObjectID, ManagedObject>` spent more time in SipHash than SQLite spent reading
+/// the rows; row ids are already well-distributed integers, so a cheap mix suffices.
+struct IdentityMap {
+    private var rows: [Int64]
+    private var entities: [Int32]
+    private var objects: [ManagedObject?]
+    private(set) var count = 0
+    private var mask: Int
+
+    init(capacity: Int = 16) {
+        var size = 16
+        while size < capacity * 2 { size *= 2 }
+        rows = Array(repeating: 0, count: size)
+        entities = Array(repeating: 0, count: size)
+        objects = Array(repeating: nil, count: size)
+        mask = size - 1
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    private func slot(for id: ObjectID) -> Int {
+        let mixed = (UInt64(bitPattern: id.rowID) ^ (UInt64(UInt32(bitPattern: id.entityID)) << 40)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 32) & mask
+    }
+
+    /// The object registered for `id`. Row 0 is never an identity (permanent rows start at 1,
+    /// temporary ones at -1), so it marks empty slots.
+    subscript(id: ObjectID) -> ManagedObject? {
+        get {
+            var index = slot(for: id)
+            while rows[index] != 0 {
+                if rows[index] == id.rowID && entities[index] == id.entityID { return objects[index] }
+                index = (index + 1) & mask
+            }
+            return nil
+        }
+        set {
+            if let newValue { insert(newValue, for: id) } else { remove(id) }
+        }
+    }
+
+    private mutating func insert(_ object: ManagedObject, for id: ObjectID) {
+        precondition(id.rowID != 0, "row 0 is not an object identity")
+        if (count + 1) * 2 > rows.count { grow() }
+        var index = slot(for: id)
+        while rows[index] != 0 {
+            if rows[index] == id.rowID && entities[index] == id.entityID {
+                objects[index] = object
+                return
+            }
+            index = (index + 1) & mask
+        }
+        rows[index] = id.rowID
+        entities[index] = id.entityID
+        objects[index] = object
+        count += 1
+    }
+
+    private mutating func remove(_ id: ObjectID) {
+        var index = slot(for: id)
+        while rows[index] != 0 {
+            if rows[index] == id.rowID && entities[index] == id.entityID { break }
+            index = (index + 1) & mask
+        }
+        guard rows[index] != 0 else { return }
+        count -= 1
+        // Backward-shift deletion: move later entries of the probe run into the hole.
+        var hole = index
+        var next = (hole + 1) & mask
+        while rows[next] != 0 {
+            let home = slot(for: ObjectID(entityID: entities[next], rowID: rows[next]))
+            let distanceToNext = (next - home) & mask
+            let distanceToHole = (hole - home) & mask
+            if distanceToHole <= distanceToNext {
+                rows[hole] = rows[next]
+                entities[hole] = entities[next]
+                objects[hole] = objects[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        rows[hole] = 0
+        entities[hole] = 0
+        objects[hole] = nil
+    }
+
+    private mutating func grow() {
+        let old = (rows, entities, objects)
+        let size = rows.count * 2
+        rows = Array(repeating: 0, count: size)
+        entities = Array(repeating: 0, count: size)
+        objects = Array(repeating: nil, count: size)
+        mask = size - 1
+        count = 0
+        for index in old.0.indices where old.0[index] != 0 {
+            insert(old.2[index]!, for: ObjectID(entityID: old.1[index], rowID: old.0[index]))
+        }
+    }
+
+    mutating func removeAll() { self = IdentityMap() }
+}
