@@ -28,6 +28,11 @@ open class ManagedObject {
         preconditionFailure("\(self) does not override entityDescription; only generated classes are entities")
     }
 
+    /// The slot of the stored attribute `keyPath` leads to (`\Student.lastName`); generated classes
+    /// override it with a switch over their key paths.
+    @_spi(Generated)
+    open class func slot(for keyPath: AnyKeyPath) -> Int? { nil }
+
     /// Reads the attribute columns, which start at `column` in the statement's row.
     @_spi(Generated)
     open func read(from row: Statement, startingAt column: Int32) {

@@ -1,0 +1,55 @@
+/// An order for fetched objects: an attribute, ascending or descending, optionally ignoring ASCII
+/// case (SQLite's NOCASE). Strings order by their UTF-8 bytes (Unicode scalar order), in SQL and in
+/// memory alike.
+///
+/// ```swift
+/// let byName = [ObjectSortDescriptor(\Student.lastName), ObjectSortDescriptor(\Student.firstName)]
+/// ```
+public struct ObjectSortDescriptor<T: ManagedObject> {
+    let slot: Int
+    public var ascending: Bool
+    public var caseInsensitive: Bool
+
+    public init<V>(_ keyPath: KeyPath<T, V>, ascending: Bool = true, caseInsensitive: Bool = false) {
+        guard let slot = T.slot(for: keyPath) else {
+            preconditionFailure("\(keyPath) is not a stored attribute of \(T.entityDescription.name)")
+        }
+        self.slot = slot
+        self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
+    }
+
+    /// Sorts by the attribute called `key`.
+    /// - Throws: `.unknownKey` when there is no such attribute.
+    public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) throws(DatabaseError) {
+        let entity = T.entityDescription
+        guard let slot = entity.slot(of: key) else {
+            throw DatabaseError(.unknownKey, "\(entity.name) has no attribute '\(key)'", entity: entity.name, property: key)
+        }
+        self.slot = slot
+        self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
+    }
+
+    var sql: String {
+        let column = EntityDescription.quoted(T.entityDescription.attributes[slot].column)
+        return column + (caseInsensitive ? " COLLATE NOCASE" : "") + (ascending ? " ASC" : " DESC")
+    }
+}
+
+/// What to fetch: a predicate, an order, a window.
+public struct FetchRequest<T: ManagedObject> {
+    public var predicate: ObjectPredicate<T>?
+    public var sortDescriptors: [ObjectSortDescriptor<T>]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int
+
+    public init(
+        predicate: ObjectPredicate<T>? = nil, sortDescriptors: [ObjectSortDescriptor<T>] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0
+    ) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// A value as SQLite stores it: what predicates bind and compare.
+enum StoredValue: Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    /// The stored form of `value` for an attribute of `type`; `nil` when `value` does not fit the type.
+    static func from(_ value: Any?, for type: ValueType) -> StoredValue? {
+        guard let value else { return .null }
+        if let optional = value as? any OptionalProtocol { return optional.isNil ? .null : from(optional.wrapped, for: type) }
+        switch type {
+        case .int16, .int32, .int64:
+            if let number = value as? any BinaryInteger { return Int64(exactly: number).map(StoredValue.integer) }
+            if let number = value as? Double { return .real(number) }
+            if let number = value as? Float { return .real(Double(number)) }
+            if let flag = value as? Bool { return .integer(flag ? 1 : 0) }
+            return nil
+        case .double, .float, .decimal:
+            if let number = value as? Double { return .real(number) }
+            if let number = value as? Float { return .real(Double(number)) }
+            if let number = value as? Decimal { return .real(NSDecimalNumber(decimal: number).doubleValue) }
+            if let number = value as? any BinaryInteger { return .real(Double(number)) }
+            return nil
+        case .bool:
+            if let flag = value as? Bool { return .integer(flag ? 1 : 0) }
+            if let number = value as? any BinaryInteger, let integer = Int64(exactly: number), integer == 0 || integer == 1 {
+                return .integer(integer)
+            }
+            return nil
+        case .string:
+            return (value as? String).map(StoredValue.text)
+        case .url:
+            if let url = value as? URL { return .text(url.absoluteString) }
+            return (value as? String).map(StoredValue.text)
+        case .date:
+            return (value as? Date).map { .real($0.timeIntervalSinceReferenceDate) }
+        case .uuid:
+            guard let uuid = value as? UUID else { return nil }
+            return .blob(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+        case .data:
+            return (value as? Data).map { .blob([UInt8]($0)) }
+        }
+    }
+
+    func bind(to statement: Statement, at index: Int32) {
+        switch self {
+        case .null: statement.bindNull(index)
+        case .integer(let number): statement.bind(number, at: index)
+        case .real(let number): statement.bind(number, at: index)
+        case .text(let text): statement.bind(text, at: index)
+        case .blob(let bytes): statement.bind(bytes, at: index)
+        }
+    }
+
+    /// SQLite's ordering: NULL < numbers < text < blob; numbers by value, text and blobs by bytes.
+    static func order(_ lhs: StoredValue, _ rhs: StoredValue, caseInsensitive: Bool = false) -> Int {
+        func rank(_ value: StoredValue) -> Int {
+            switch value {
+            case .null: 0
+            case .integer, .real: 1
+            case .text: 2
+            case .blob: 3
+            }
+        }
+        switch (lhs, rhs) {
+        case let (.integer(a), .integer(b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.integer, .real), (.real, .integer), (.real, .real):
+            let a = lhs.number!, b = rhs.number!
+            return a < b ? -1 : (a > b ? 1 : 0)
+        case let (.text(a), .text(b)):
+            let x = caseInsensitive ? Self.asciiLowercased(a) : Array(a.utf8)
+            let y = caseInsensitive ? Self.asciiLowercased(b) : Array(b.utf8)
+            return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case let (.blob(a), .blob(b)):
+            return a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+        default:
+            return rank(lhs) - rank(rhs)
+        }
+    }
+
+    var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .real(let value): value
+        default: nil
+        }
+    }
+
+    /// SQLite's NOCASE folding: ASCII letters only.
+    static func asciiLowercased(_ text: String) -> [UInt8] {
+        text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+    }
+}
+
+/// Lets `StoredValue.from` see through optionals passed as `Any`.
+protocol OptionalProtocol {
+    var isNil: Bool { get }
+    var wrapped: Any { get }
+}
+
+extension Optional: OptionalProtocol {
+    var isNil: Bool { self == nil }
+    var wrapped: Any {
+        switch self {
+        case .some(let value): value
+        case .none: preconditionFailure("wrapped of nil")
+        }
+    }
+}
