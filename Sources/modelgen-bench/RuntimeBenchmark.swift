@@ -43,6 +43,17 @@ final class BenchItem: ManagedObject {
 
     override class var entityDescription: EntityDescription { entity }
 
+    override class func slot(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \BenchItem.title: 0
+        case \BenchItem.quantity: 1
+        case \BenchItem.price: 2
+        case \BenchItem.created: 3
+        case \BenchItem.active: 4
+        default: nil
+        }
+    }
+
     override func read(from row: Statement, startingAt column: Int32) {
         _title = row.string(column)
         _quantity = row.int64(column + 1)
@@ -114,7 +125,7 @@ enum RuntimeBenchmark {
         phases.append(Phase(name: "insert+save", milliseconds: runtimeInsert, baselineMilliseconds: rawInsert))
 
         var checksum = 0.0
-        let rawFetch = time { checksum += raw.fetchAll() }
+        let rawFetch = time { checksum += raw.fetch(#"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#).sum }
         let runtimeFetch = try timeThrowing {
             let fresh = store.newContext()
             var sum = 0.0
@@ -125,6 +136,27 @@ enum RuntimeBenchmark {
             checksum -= sum
         }
         phases.append(Phase(name: "fetch all", milliseconds: runtimeFetch, baselineMilliseconds: rawFetch))
+
+        let threshold = Int64(objects / 2)
+        var rawMatches = 0
+        let rawQuery = time { rawMatches = raw.fetchQuery(threshold: threshold) }
+        var runtimeMatches = 0
+        let runtimeQuery = try timeThrowing {
+            let fresh = store.newContext()
+            let request = FetchRequest<BenchItem>(
+                predicate: \BenchItem.quantity >= threshold && \BenchItem.active == true,
+                sortDescriptors: [ObjectSortDescriptor(\BenchItem.price, ascending: false)], fetchLimit: 1_000)
+            var sum = 0.0
+            for item in try fresh.fetch(request) {
+                sum += Double(item.title.utf8.count) + Double(item.quantity) + item.price
+                sum += (item.created?.timeIntervalSinceReferenceDate ?? 0) + (item.active ? 1 : 0)
+                runtimeMatches += 1
+            }
+            checksum -= sum
+        }
+        precondition(rawMatches == runtimeMatches && rawMatches == 1_000, "the queries selected different rows")
+        checksum += raw.checksumOfQuery
+        phases.append(Phase(name: "fetch predicate+sort+limit", milliseconds: runtimeQuery, baselineMilliseconds: rawQuery))
 
         let items = try context.fetchAll(BenchItem.self)
         let rawUpdate = time { raw.updateAll() }
@@ -203,11 +235,27 @@ final class RawStore {
         }
     }
 
-    func fetchAll() -> Double {
-        let statement = prepare(#"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#)
+    func fetchQuery(threshold: Int64) -> Int {
+        let result = fetch(
+            #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) AND "quantity" >= ? AND "active" = ? ORDER BY "price" DESC, "_pk" LIMIT 1000"#,
+            bind: { statement in
+                sqlite3_bind_int64(statement, 1, threshold)
+                sqlite3_bind_int64(statement, 2, 1)
+            })
+        checksumOfQuery = result.sum
+        return result.rows
+    }
+
+    var checksumOfQuery = 0.0
+
+    func fetch(_ sql: String, bind: (OpaquePointer) -> Void = { _ in }) -> (sum: Double, rows: Int) {
+        let statement = prepare(sql)
         defer { sqlite3_finalize(statement) }
+        bind(statement)
         var sum = 0.0
+        var rows = 0
         while sqlite3_step(statement) == SQLITE_ROW {
+            rows += 1
             let count = Int(sqlite3_column_bytes(statement, 3))
             let title = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, 3), count: count), as: UTF8.self)
             let quantity = sqlite3_column_int64(statement, 4)
@@ -219,7 +267,7 @@ final class RawStore {
             sum += Double(title.utf8.count) + Double(quantity) + price
             sum += (created?.timeIntervalSinceReferenceDate ?? 0) + (active ? 1 : 0)
         }
-        return sum
+        return (sum, rows)
     }
 
     func updateAll() {
