@@ -31,21 +31,6 @@ struct XMLElement {
         }
     }
 
-    /// Whether the element holds text that is not whitespace (model elements never do).
-    var hasText: Bool {
-        var child = node.pointee.children
-        while let current = child {
-            if current.pointee.type == XML_TEXT_NODE, let content = current.pointee.content,
-                xmlIsBlankNode(current) == 0
-            {
-                _ = content
-                return true
-            }
-            child = current.pointee.next
-        }
-        return false
-    }
-
     /// The text of the element's text children (used for plist `<string>` values).
     var text: String {
         guard let content = xmlNodeGetContent(node) else { return "" }

@@ -75,7 +75,7 @@ public struct ModelResolver {
         let configurations = context.uniqueNamed(
             syntax.configurations.compactMap { context.configuration($0) }, name: \.name, line: \.line,
             message: Self.duplicateConfiguration)
-        var model = ObjectModel(
+        return ObjectModel(
             source: syntax.source,
             info: info,
             entities: context.entities,
@@ -84,8 +84,6 @@ public struct ModelResolver {
             configurations: configurations,
             entityIndex: context.entityIndex
         )
-        model.versionName = nil
-        return model
     }
 }
 
