@@ -2,11 +2,13 @@
 /// probing and backward-shift deletion, keyed by (entity, row) with a multiplicative hash.
 ///
 /// A `Dictionary<ObjectID, ManagedObject>` spent more time in SipHash than SQLite spent reading
-/// the rows; row ids are already well-distributed integers, so a cheap mix suffices.
-struct IdentityMap {
+/// the rows; row ids are already well-distributed integers, so a cheap mix suffices. The table
+/// holds its objects with manual retains (`Unmanaged`), so growing and shifting entries costs no
+/// reference counting.
+final class IdentityMap {
     private var rows: [Int64]
     private var entities: [Int32]
-    private var objects: [ManagedObject?]
+    private var objects: [Unmanaged<ManagedObject>?]
     private(set) var count = 0
     private var mask: Int
 
@@ -33,7 +35,9 @@ struct IdentityMap {
         get {
             var index = slot(for: id)
             while rows[index] != 0 {
-                if rows[index] == id.rowID && entities[index] == id.entityID { return objects[index] }
+                if rows[index] == id.rowID && entities[index] == id.entityID {
+                    return objects[index]?.takeUnretainedValue()
+                }
                 index = (index + 1) & mask
             }
             return nil
@@ -43,30 +47,38 @@ struct IdentityMap {
         }
     }
 
-    private mutating func insert(_ object: ManagedObject, for id: ObjectID) {
+    deinit { releaseAll() }
+
+    private func releaseAll() {
+        for case let object? in objects { object.release() }
+    }
+
+    private func insert(_ object: ManagedObject, for id: ObjectID) {
         precondition(id.rowID != 0, "row 0 is not an object identity")
         if (count + 1) * 2 > rows.count { grow() }
         var index = slot(for: id)
         while rows[index] != 0 {
             if rows[index] == id.rowID && entities[index] == id.entityID {
-                objects[index] = object
+                objects[index]?.release()
+                objects[index] = Unmanaged.passRetained(object)
                 return
             }
             index = (index + 1) & mask
         }
         rows[index] = id.rowID
         entities[index] = id.entityID
-        objects[index] = object
+        objects[index] = Unmanaged.passRetained(object)
         count += 1
     }
 
-    private mutating func remove(_ id: ObjectID) {
+    private func remove(_ id: ObjectID) {
         var index = slot(for: id)
         while rows[index] != 0 {
             if rows[index] == id.rowID && entities[index] == id.entityID { break }
             index = (index + 1) & mask
         }
         guard rows[index] != 0 else { return }
+        objects[index]?.release()
         count -= 1
         // Backward-shift deletion: move later entries of the probe run into the hole.
         var hole = index
@@ -88,18 +100,20 @@ struct IdentityMap {
         objects[hole] = nil
     }
 
-    private mutating func grow() {
+    private func grow() {
         let old = (rows, entities, objects)
         let size = rows.count * 2
         rows = Array(repeating: 0, count: size)
         entities = Array(repeating: 0, count: size)
         objects = Array(repeating: nil, count: size)
         mask = size - 1
-        count = 0
-        for index in old.0.indices where old.0[index] != 0 {
-            insert(old.2[index]!, for: ObjectID(entityID: old.1[index], rowID: old.0[index]))
+        // Move the entries over; their retains move with them.
+        for position in old.0.indices where old.0[position] != 0 {
+            var index = slot(for: ObjectID(entityID: old.1[position], rowID: old.0[position]))
+            while rows[index] != 0 { index = (index + 1) & mask }
+            rows[index] = old.0[position]
+            entities[index] = old.1[position]
+            objects[index] = old.2[position]
         }
     }
-
-    mutating func removeAll() { self = IdentityMap() }
 }

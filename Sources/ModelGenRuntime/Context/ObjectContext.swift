@@ -32,7 +32,7 @@ public final class ObjectContext {
         object.objectID = ObjectID(entityID: T.entityDescription.entityID, rowID: nextTemporaryRow)
         nextTemporaryRow -= 1
         object.context = self
-        registered[object.objectID] = object
+        // Unsaved objects are found through `insertedObjects`; the identity map holds saved rows.
         insertedObjects.append(object)
         return object
     }
@@ -48,7 +48,6 @@ public final class ObjectContext {
         guard object.context === self, !object.isListedAsDeleted else { return }
         if object.objectID.isTemporary {
             insertedObjects.removeAll { $0 === object }
-            registered[object.objectID] = nil
             object.context = nil
             return
         }
@@ -90,7 +89,6 @@ public final class ObjectContext {
         }
         // Committed: make the new identities and versions visible.
         for (object, row) in zip(insertedObjects, newRows) {
-            registered[object.objectID] = nil
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
             object.version = 1
             object.changedMask = 0
@@ -181,10 +179,7 @@ public final class ObjectContext {
     /// Forgets every unsaved change: inserted objects leave the context, changed objects are read
     /// again from the store, deleted ones come back.
     public func rollback() {
-        for object in insertedObjects {
-            registered[object.objectID] = nil
-            object.context = nil
-        }
+        for object in insertedObjects { object.context = nil }
         insertedObjects.removeAll()
         let changed = updatedObjects
         for object in updatedObjects + deletedObjects {
