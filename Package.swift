@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(
             name: "ModelGenCoreTests",
             dependencies: ["ModelGenCore", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
-            exclude: ["Reference"],
+            exclude: ["Reference", "Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,6 +6,9 @@ struct MustacheRenderer {
     /// Partial nesting depth, bounded so a recursive partial over cyclic data cannot run away.
     private var depth = 0
     static let maximumDepth = 200
+    /// Partial expansions left for this render: a partial that includes itself inside a list
+    /// branches at every level, so depth alone does not bound the work.
+    private var expansionsLeft = 100_000
 
     init(partialSources: [String: String]) {
         self.partialSources = partialSources
@@ -32,7 +35,9 @@ struct MustacheRenderer {
                     render(children, stack: stack + [value], into: &output)
                 }
             case .partial(let name, let indentation):
-                guard depth < Self.maximumDepth, let template = partial(name, indentation: indentation) else { continue }
+                guard depth < Self.maximumDepth, expansionsLeft > 0, let template = partial(name, indentation: indentation)
+                else { continue }
+                expansionsLeft -= 1
                 depth += 1
                 render(template.nodes, stack: stack, into: &output)
                 depth -= 1

@@ -55,7 +55,9 @@ extension Expression: CustomStringConvertible {
         case .arithmetic(let op, let lhs, let rhs):
             return "(\(lhs) \(op.rawValue) \(rhs))"
         case .negate(let inner):
-            return "-(\(inner))"
+            // Parentheses only around arithmetic: `-(-(-a))` would nest deeper than the input did.
+            if case .arithmetic = inner { return "-(\(inner))" }
+            return "-" + inner.description
         case .index(let base, let index):
             switch index {
             case .position(let position): return "\(base)[\(position)]"

@@ -57,7 +57,7 @@ import Testing
         // Arithmetic, functions, indexes, subqueries, casts.
         ("(a + b) * 2 > c - 1", "((a + b) * 2) > (c - 1)"),
         ("a ** 2 == 4", "(a ** 2) == 4"),
-        ("-a < 0", "-(a) < 0"),
+        ("-a < 0", "-a < 0"), ("-(a + 1) < 0", "-((a + 1)) < 0"),
         ("date > now()", "date > now()"),
         ("lowercase(name) == 'x'", "lowercase(name) == \"x\""),
         ("items[FIRST].name == 'a' AND items[LAST].x == 1 AND items[SIZE] == 2 AND items[0].y == 3",
