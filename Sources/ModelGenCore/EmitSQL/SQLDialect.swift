@@ -42,7 +42,7 @@ public enum SQLDialect: String, Sendable, CaseIterable {
         case .date(let seconds):
             return self == .sqlite ? Self.real(seconds) : "TIMESTAMPTZ " + SQLNaming.literal(DateText.timestamp(referenceInterval: seconds))
         case .uuid(let text):
-            return self == .sqlite ? "X'" + text.replacingAll("-", with: "") + "'" : SQLNaming.literal(text.lowercased())
+            return self == .sqlite ? "X'" + text.replacing("-", with: "") + "'" : SQLNaming.literal(text.lowercased())
         }
     }
 

@@ -35,11 +35,11 @@ public enum SQLNaming {
 
     /// A double-quoted identifier (`"` doubled), safe for any name in both dialects.
     public static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.replacingAll("\"", with: "\"\"") + "\""
+        "\"" + identifier.replacing("\"", with: "\"\"") + "\""
     }
 
     /// A single-quoted string literal (`'` doubled).
     public static func literal(_ text: String) -> String {
-        "'" + text.replacingAll("'", with: "''") + "'"
+        "'" + text.replacing("'", with: "''") + "'"
     }
 }

@@ -25,19 +25,6 @@ struct SAXAttributes {
     static func value(_ start: UnsafePointer<xmlChar>, _ end: UnsafePointer<xmlChar>) -> String {
         let buffer = UnsafeBufferPointer(start: start, count: end - start)
         guard buffer.contains(0x26) else { return String(decoding: buffer, as: UTF8.self) }
-        return String(decoding: buffer, as: UTF8.self).replacingAll("&#38;", with: "&")
-    }
-}
-
-extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        var result = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
+        return String(decoding: buffer, as: UTF8.self).replacing("&#38;", with: "&")
     }
 }

@@ -92,19 +92,25 @@ extension ResolutionContext {
 
     /// A "did you mean" note naming the closest candidate, if one is close enough.
     func suggestion(for name: String, among candidates: some Sequence<String>) -> [Diagnostic.Note] {
+        EditDistance.suggestion(for: name, among: candidates)
+    }
+}
+
+enum EditDistance {
+    /// A "did you mean" note naming the closest candidate (ties: the smaller name), if one is
+    /// within a third of the name's length (at least 2 edits).
+    static func suggestion(for name: String, among candidates: some Sequence<String>) -> [Diagnostic.Note] {
         var best: (String, Int)?
         let limit = max(2, name.count / 3)
         for candidate in candidates {
-            let distance = EditDistance.between(name, candidate, limit: limit)
+            let distance = between(name, candidate, limit: limit)
             if distance <= limit, best.map({ distance < $0.1 || (distance == $0.1 && candidate < $0.0) }) ?? true {
                 best = (candidate, distance)
             }
         }
         return best.map { [Diagnostic.Note("did you mean '\($0.0)'?")] } ?? []
     }
-}
 
-enum EditDistance {
     /// Levenshtein distance, giving up (returning `limit + 1`) once it must exceed `limit`.
     static func between(_ a: String, _ b: String, limit: Int) -> Int {
         let a = Array(a.lowercased().unicodeScalars)

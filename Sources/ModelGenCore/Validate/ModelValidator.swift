@@ -78,12 +78,6 @@ extension ObjectModel {
 
     /// A "did you mean" note for an unknown property name of `entity`.
     func suggestion(for name: String, in entity: Int) -> [Diagnostic.Note] {
-        var best: (String, Int)?
-        let limit = max(2, name.count / 3)
-        for candidate in propertyNames(of: entity) {
-            let distance = EditDistance.between(name, candidate, limit: limit)
-            if distance <= limit, best.map({ distance < $0.1 }) ?? true { best = (candidate, distance) }
-        }
-        return best.map { [Diagnostic.Note("did you mean '\($0.0)'?")] } ?? []
+        EditDistance.suggestion(for: name, among: propertyNames(of: entity))
     }
 }
