@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct IdentityMapTests {
     @Test func behavesLikeADictionaryUnderRandomInsertsAndRemovals() {
-        var map = IdentityMap()
+        let map = IdentityMap()
         var reference: [ObjectID: ManagedObject] = [:]
         var generator = SystemRandomNumberGenerator()
         for step in 0..<20_000 {

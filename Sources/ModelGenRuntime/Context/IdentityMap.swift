@@ -49,6 +49,11 @@ final class IdentityMap {
 
     deinit { releaseAll() }
 
+    /// Calls `body` with every registered object.
+    func forEach(_ body: (ManagedObject) -> Void) {
+        for case let object? in objects { body(object.takeUnretainedValue()) }
+    }
+
     private func releaseAll() {
         for case let object? in objects { object.release() }
     }

@@ -6,9 +6,13 @@ public final class ObjectContext {
     public let store: PersistentStore
     /// Objects by identity: one object per row in this context.
     private var registered = IdentityMap()
-    private var insertedObjects: [ManagedObject] = []
-    private var updatedObjects: [ManagedObject] = []
-    private var deletedObjects: [ManagedObject] = []
+    private(set) var insertedObjects: [ManagedObject] = []
+    private(set) var updatedObjects: [ManagedObject] = []
+    private(set) var deletedObjects: [ManagedObject] = []
+    /// Changes of join-table relationships, in the order they were made.
+    var linkChanges: [LinkChange] = []
+    /// An error met while applying deletion rules, reported by the next save.
+    private var deletionError: DatabaseError?
     private var nextTemporaryRow: Int64 = -1
     /// UPDATE statements by entity and changed-column mask.
     private var updateSQL: [UpdateKey: String] = [:]
@@ -16,11 +20,20 @@ public final class ObjectContext {
     private struct UpdateKey: Hashable {
         var entity: ObjectIdentifier
         var mask: UInt64
+        var relationshipMask: UInt64
     }
 
     init(store: PersistentStore) {
         self.store = store
     }
+
+    deinit {
+        // Relationships hold their destinations strongly; break the cycles.
+        registered.forEach { $0.links = [] }
+        for object in insertedObjects { object.links = [] }
+    }
+
+    func registeredObject(_ id: ObjectID) -> ManagedObject? { registered[id] }
 
     public var hasChanges: Bool { !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty }
 
@@ -29,12 +42,19 @@ public final class ObjectContext {
     /// Inserts a new object of `type` with the model's defaults.
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
         let object = T()
-        object.objectID = ObjectID(entityID: T.entityDescription.entityID, rowID: nextTemporaryRow)
+        insert(object)
+        return object
+    }
+
+    /// Inserts `object`, made with `init()` and not yet in any context (generated convenience
+    /// initializers call this).
+    public func insert(_ object: ManagedObject) {
+        guard object.context == nil, object.objectID.rowID == 0 else { return }
+        object.objectID = ObjectID(entityID: type(of: object).entityDescription.entityID, rowID: nextTemporaryRow)
         nextTemporaryRow -= 1
         object.context = self
         // Unsaved objects are found through `insertedObjects`; the identity map holds saved rows.
         insertedObjects.append(object)
-        return object
     }
 
     func noteUpdate(_ object: ManagedObject) {
@@ -43,15 +63,28 @@ public final class ObjectContext {
         updatedObjects.append(object)
     }
 
-    /// Marks `object` for deletion at the next save (an unsaved insert is simply dropped).
+    /// Marks `object` for deletion at the next save (an unsaved insert is simply dropped) and
+    /// applies its relationships' deletion rules: Nullify and Cascade now, Deny at the save.
     public func delete(_ object: ManagedObject) {
+        do {
+            try delete(object, rules: true)
+        } catch {
+            deletionError = deletionError ?? error
+        }
+    }
+
+    func delete(_ object: ManagedObject, rules: Bool) throws(DatabaseError) {
         guard object.context === self, !object.isListedAsDeleted else { return }
+        object.isListedAsDeleted = true
+        if rules { try applyDeletionRules(object) }
         if object.objectID.isTemporary {
+            object.isListedAsDeleted = false
             insertedObjects.removeAll { $0 === object }
+            linkChanges.removeAll { $0.source === object || $0.destination === object }
+            object.links = []
             object.context = nil
             return
         }
-        object.isListedAsDeleted = true
         deletedObjects.append(object)
     }
 
@@ -63,9 +96,14 @@ public final class ObjectContext {
     ///   `.missingObject` when an updated row is gone or was changed by another context since it
     ///   was read, `.sqlite` for what the database refuses.
     public func save() throws(DatabaseError) {
+        if let deletionError {
+            self.deletionError = nil
+            throw deletionError
+        }
         guard hasChanges else { return }
-        try validate()
         let updated = updatedObjects.filter { !$0.isListedAsDeleted }
+        try validate(updated: updated)
+        try checkDeny()
         var newRows: [Int64] = []
         newRows.reserveCapacity(insertedObjects.count)
         lastInsert = nil
@@ -77,8 +115,12 @@ public final class ObjectContext {
         do {
             try store.withConnection { connection in
                 try connection.transaction {
+                    try assignRows(connection)
                     for object in insertedObjects { newRows.append(try insertRow(object, connection)) }
-                    for object in updated where object.changedMask != 0 { try updateRow(object, connection) }
+                    for object in updated where object.changedMask != 0 || object.hasForeignKeyChange {
+                        try updateRow(object, connection)
+                    }
+                    try writeLinks(updated: updated, connection)
                     for object in deletedObjects { try deleteRow(object, connection) }
                 }
             }
@@ -92,12 +134,16 @@ public final class ObjectContext {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
             object.version = 1
             object.changedMask = 0
+            object.relationshipMask = 0
+            object.pendingRow = 0
             registered[object.objectID] = object
         }
-        for object in updated where object.changedMask != 0 {
+        for object in updated where object.changedMask != 0 || object.hasForeignKeyChange {
             object.version += 1
             object.changedMask = 0
         }
+        for object in updated { object.relationshipMask = 0 }
+        linkChanges.removeAll()
         for object in updatedObjects { object.isListedAsUpdated = false }
         for object in deletedObjects {
             registered[object.objectID] = nil
@@ -109,7 +155,7 @@ public final class ObjectContext {
         deletedObjects.removeAll()
     }
 
-    private func validate() throws(DatabaseError) {
+    private func validate(updated: [ManagedObject]) throws(DatabaseError) {
         for object in insertedObjects {
             let entity = type(of: object).entityDescription
             for (slot, attribute) in entity.requiredWithoutDefault
@@ -118,6 +164,13 @@ public final class ObjectContext {
                     .validation, "\(entity.name).\(attribute) is required and was never set", entity: entity.name,
                     property: attribute)
             }
+            if !entity.ruledAttributes.isEmpty { try AttributeValidator.validate(object, entity) }
+            if !entity.relationships.isEmpty { try validateRelationships(object) }
+        }
+        for object in updated {
+            let entity = type(of: object).entityDescription
+            if !entity.ruledAttributes.isEmpty && object.changedMask != 0 { try AttributeValidator.validate(object, entity) }
+            if !entity.relationships.isEmpty { try validateRelationships(object) }
         }
     }
 
@@ -141,24 +194,28 @@ public final class ObjectContext {
     private func insertRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) -> Int64 {
         let entity = type(of: object).entityDescription
         let statement = try statement(entity.insertSQL, entity: entity, last: &lastInsert, connection)
-        statement.bind(Int64(entity.entityID), at: 1)
-        _ = object.bind(to: statement, startingAt: 2, mask: .max)
+        statement.bind(object.pendingRow, at: 1)
+        statement.bind(Int64(entity.entityID), at: 2)
+        var next = object.bind(to: statement, startingAt: 3, mask: .max)
+        if entity.hasForeignKeys { next = bindForeignKeys(object, entity, statement, next, mask: .max) }
         try statement.run()
-        return connection.lastInsertedRowID
+        return object.pendingRow
     }
 
     private func updateRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
         let entity = type(of: object).entityDescription
-        let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask)
+        let foreignKeyMask = entity.hasForeignKeys ? object.relationshipMask & entity.foreignKeyMask : 0
+        let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)
         let sql: String
         if let cached = updateSQL[key] {
             sql = cached
         } else {
-            sql = entity.updateSQL(mask: object.changedMask)
+            sql = entity.updateSQL(mask: object.changedMask, relationshipMask: foreignKeyMask)
             updateSQL[key] = sql
         }
         let statement = try connection.cachedStatement(sql)
-        let next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
+        var next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
+        if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
         statement.bind(object.objectID.rowID, at: next)
         statement.bind(object.version, at: next + 1)
         try statement.run()
@@ -179,8 +236,18 @@ public final class ObjectContext {
     /// Forgets every unsaved change: inserted objects leave the context, changed objects are read
     /// again from the store, deleted ones come back.
     public func rollback() {
-        for object in insertedObjects { object.context = nil }
+        deletionError = nil
+        for object in insertedObjects {
+            object.context = nil
+            object.links = []
+        }
         insertedObjects.removeAll()
+        // Relationships are read again from the store when next used.
+        registered.forEach { object in
+            object.links = []
+            object.relationshipMask = 0
+        }
+        linkChanges.removeAll()
         let changed = updatedObjects
         for object in updatedObjects + deletedObjects {
             object.isListedAsUpdated = false
@@ -205,8 +272,11 @@ public final class ObjectContext {
             }
             object.version = statement.int64(2)
             object.read(from: statement, startingAt: 3)
+            object.links = []
+            if entity.hasForeignKeys { Self.readForeignKeys(object, entity, statement) }
         }
         object.changedMask = 0
+        object.relationshipMask = 0
         if object.isListedAsUpdated {
             object.isListedAsUpdated = false
             updatedObjects.removeAll { $0 === object }
@@ -296,22 +366,37 @@ public final class ObjectContext {
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
     private func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue]) throws(DatabaseError) -> [T] {
+        try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self).map { unsafeDowncast($0, to: T.self) }
+    }
+
+    /// Runs a SELECT of `entity`'s columns (`_pk`, `_entity`, `_version`, then `entity.columns`)
+    /// and turns rows into objects through the identity map; rows of sub-entities become objects of
+    /// their own classes, deleted objects are left out.
+    func materializeRows(
+        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
+    ) throws(DatabaseError) -> [ManagedObject] {
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
-            var objects: [T] = []
+            var objects: [ManagedObject] = []
             let checkRegistered = !registered.isEmpty
+            let ownType = entity.objectType ?? type
             while try statement.step() {
                 let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
                 if checkRegistered, let existing = registered[id] {
-                    if !existing.isListedAsDeleted, let existing = existing as? T { objects.append(existing) }
+                    if !existing.isListedAsDeleted { objects.append(existing) }
                     continue
                 }
-                let object = T()
+                let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
+                guard let objectType = id.entityID == entity.entityID ? ownType : rowEntity.objectType else {
+                    throw DatabaseError(.misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)", entity: entity.name)
+                }
+                let object = objectType.init()
                 object.objectID = id
                 object.version = statement.int64(2)
                 object.context = self
                 object.read(from: statement, startingAt: 3)
+                if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
                 registered[id] = object
                 objects.append(object)
             }

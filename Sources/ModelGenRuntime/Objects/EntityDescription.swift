@@ -11,14 +11,28 @@ public struct AttributeDescription: Sendable, Hashable {
     public let isOptional: Bool
     /// Whether the model gives a default, so a new object starts with a value.
     public let hasDefault: Bool
+    /// The model's minimum: a number, or for strings and data a length.
+    public let minimum: Double?
+    /// The model's maximum: a number, or for strings and data a length.
+    public let maximum: Double?
+    /// A regular expression a string value must match in full.
+    public let pattern: String?
 
-    public init(name: String, column: String, type: ValueType, isOptional: Bool, hasDefault: Bool) {
+    public init(
+        name: String, column: String, type: ValueType, isOptional: Bool, hasDefault: Bool, minimum: Double? = nil,
+        maximum: Double? = nil, pattern: String? = nil
+    ) {
         self.name = name
         self.column = column
         self.type = type
         self.isOptional = isOptional
         self.hasDefault = hasDefault
+        self.minimum = minimum
+        self.maximum = maximum
+        self.pattern = pattern
     }
+
+    var hasRule: Bool { minimum != nil || maximum != nil || pattern != nil }
 }
 
 /// Static metadata of one entity: where its rows live and what they hold. Generated code builds
@@ -30,7 +44,17 @@ public final class EntityDescription: Sendable {
     public let entityID: Int32
     /// This entity and its sub-entities (what a fetch of this entity returns).
     public let fetchedEntityIDs: [Int32]
+    /// Attributes in slot order: inherited ones first.
     public let attributes: [AttributeDescription]
+    /// Relationships in index order: inherited ones first.
+    public let relationships: [RelationshipDescription]
+    /// The data columns of the table (every column after `_pk`, `_entity`, `_version`), in the
+    /// order a fetch selects them; generated `read(from:startingAt:)` reads by these positions.
+    public let columns: [String]
+    /// Sets of attribute slots whose values must be unique together.
+    public let uniquenessConstraints: [[Int]]
+    /// The class of this entity's objects.
+    public let objectType: ManagedObject.Type?
 
     let selectColumnsSQL: String
     let insertSQL: String
@@ -38,45 +62,83 @@ public final class EntityDescription: Sendable {
     let fetchAllSQL: String
     /// Slots and names of required attributes without a default, checked on insert.
     let requiredWithoutDefault: [(Int, String)]
-    private let quotedColumns: [String]
+    /// Slots of attributes with bounds or a pattern, checked on save.
+    let ruledAttributes: [Int]
+    /// For each relationship, the position of its foreign-key column in `columns` (owning to-ones).
+    let foreignKeyPositions: [Int?]
+    let hasForeignKeys: Bool
+    /// Bits of the relationships stored as foreign keys of this table.
+    let foreignKeyMask: UInt64
+    private let attributeColumns: [String]
     private let slotsByName: [String: Int]
+    private let relationshipsByName: [String: Int]
 
-    public init(name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription]) {
+    public init(
+        name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription],
+        relationships: [RelationshipDescription] = [], columns: [String]? = nil, uniquenessConstraints: [[Int]] = [],
+        objectType: ManagedObject.Type? = nil
+    ) {
         self.name = name
         self.table = table
         self.entityID = entityID
         self.fetchedEntityIDs = fetchedEntityIDs ?? [entityID]
         self.attributes = attributes
+        self.relationships = relationships
+        let columns = columns ?? (attributes.map(\.column) + relationships.compactMap(\.foreignKeyColumn))
+        self.columns = columns
+        self.uniquenessConstraints = uniquenessConstraints
+        self.objectType = objectType
         let quotedTable = Self.quoted(table)
-        let columns = attributes.map { Self.quoted($0.column) }
-        selectColumnsSQL = (["\"_pk\"", "\"_entity\"", "\"_version\""] + columns).joined(separator: ", ")
+        selectColumnsSQL = (["_pk", "_entity", "_version"] + columns).map(Self.quoted).joined(separator: ", ")
+        let foreignKeys = relationships.compactMap(\.foreignKeyColumn)
+        attributeColumns = attributes.map { Self.quoted($0.column) }
+        let written = attributeColumns + foreignKeys.map(Self.quoted)
         insertSQL =
-            "INSERT INTO \(quotedTable) (\"_entity\"" + columns.map { ", " + $0 }.joined() + ") VALUES (?"
-            + String(repeating: ", ?", count: columns.count) + ")"
-        quotedColumns = columns
+            "INSERT INTO \(quotedTable) (\"_pk\", \"_entity\"" + written.map { ", " + $0 }.joined() + ") VALUES (?, ?"
+            + String(repeating: ", ?", count: written.count) + ")"
         requiredWithoutDefault = attributes.enumerated().compactMap { slot, attribute in
             !attribute.isOptional && !attribute.hasDefault ? (slot, attribute.name) : nil
+        }
+        ruledAttributes = attributes.indices.filter { attributes[$0].hasRule }
+        foreignKeyPositions = relationships.map { relationship in relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) } }
+        hasForeignKeys = !foreignKeys.isEmpty
+        foreignKeyMask = relationships.indices.reduce(0) { mask, index in
+            relationships[index].foreignKeyColumn == nil ? mask : mask | Self.bit(index)
         }
         fetchAllSQL =
             "SELECT \(selectColumnsSQL) FROM \(quotedTable) WHERE \"_entity\" IN ("
             + self.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ") ORDER BY \"_pk\""
         slotsByName = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        relationshipsByName = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         deleteSQL = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
     }
 
     /// The slot of the attribute called `name`.
     public func slot(of name: String) -> Int? { slotsByName[name] }
 
-    /// The UPDATE of the attributes whose bits are set in `mask` (bit 63 stands for every slot from
-    /// 63 on), checking `_version` (optimistic locking); parameters: the values in slot order,
-    /// then `_pk`, then the expected `_version`.
-    func updateSQL(mask: UInt64) -> String {
+    /// The index of the relationship called `name`.
+    public func relationshipIndex(of name: String) -> Int? { relationshipsByName[name] }
+
+    /// Whether an entity with `entityID` is this entity or one of its sub-entities.
+    func includes(_ entityID: Int32) -> Bool { fetchedEntityIDs.contains(entityID) }
+
+    /// The UPDATE of the attributes whose bits are set in `mask` and the foreign keys whose bits
+    /// are set in `relationshipMask` (bit 63 stands for every index from 63 on), checking
+    /// `_version` (optimistic locking); parameters: the values in slot order, the keys in
+    /// relationship order, then `_pk`, then the expected `_version`.
+    func updateSQL(mask: UInt64, relationshipMask: UInt64) -> String {
         var sql = "UPDATE \(Self.quoted(table)) SET \"_version\" = \"_version\" + 1"
-        for (slot, column) in quotedColumns.enumerated() where mask & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) != 0 {
+        for (slot, column) in attributeColumns.enumerated() where mask & Self.bit(slot) != 0 {
             sql += ", \(column) = ?"
+        }
+        for (index, relationship) in relationships.enumerated() where relationshipMask & Self.bit(index) != 0 {
+            if let column = relationship.foreignKeyColumn { sql += ", \(Self.quoted(column)) = ?" }
         }
         return sql + " WHERE \"_pk\" = ? AND \"_version\" = ?"
     }
+
+    @inline(__always)
+    static func bit(_ index: Int) -> UInt64 { index < 63 ? 1 << UInt64(index) : 1 << 63 }
 
     static func quoted(_ identifier: String) -> String {
         "\"" + identifier.replacing("\"", with: "\"\"") + "\""

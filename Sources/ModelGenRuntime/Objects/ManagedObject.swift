@@ -4,7 +4,7 @@
 /// classes override the `@_spi(Generated)` members to read and bind their typed stored properties;
 /// their setters call `didChange(slot:)` so the context knows what to save. Everything here is
 /// dispatched through the class (no protocol casts, no per-object allocations beyond the object).
-open class ManagedObject {
+open class ManagedObject: Hashable {
     /// The identity of the object; temporary until its first save.
     public internal(set) var objectID: ObjectID
     /// The context the object lives in (`nil` once deleted and saved, or never inserted).
@@ -17,6 +17,25 @@ open class ManagedObject {
     var isListedAsUpdated = false
     /// Set while the object sits in its context's list of deleted objects.
     var isListedAsDeleted = false
+    /// The state of each relationship, by index (empty until first used).
+    var links: [Link] = []
+    /// Bit `n` set: relationship `n` changed in a way the save must write.
+    var relationshipMask: UInt64 = 0
+    /// The `_pk` a save assigned to this unsaved object, while the save runs.
+    var pendingRow: Int64 = 0
+
+    /// The state of one relationship of one object.
+    enum Link {
+        /// Not read yet (for an unsaved object: empty).
+        case unloaded
+        /// An owning to-one as read from the row: the destination's `_pk` (not materialized yet).
+        case key(Int64?)
+        case toOne(ManagedObject?)
+        case toMany(LinkList)
+    }
+
+    /// The row this object has (or, during a save, will have).
+    var rowForSave: Int64 { objectID.isTemporary ? pendingRow : objectID.rowID }
 
     public required init() {
         objectID = ObjectID(entityID: 0, rowID: 0)
@@ -65,14 +84,27 @@ open class ManagedObject {
     }
 
     /// Whether the object has unsaved changes.
-    public var hasChanges: Bool { changedMask != 0 || objectID.isTemporary }
+    public var hasChanges: Bool { changedMask != 0 || relationshipMask != 0 || objectID.isTemporary }
+
+    // MARK: - Identity
+
+    /// Objects are equal only to themselves (one object per row per context).
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     // MARK: - Dynamic access
 
-    /// The value of the property called `key`.
-    /// - Throws: `.unknownKey` when the entity has no such property.
+    /// The value of the property called `key` (a relationship gives the object, or an array of
+    /// objects for a to-many).
+    /// - Throws: `.unknownKey` when the entity has no such property; `.sqlite` when a relationship
+    ///   cannot be read.
     public func value(forKey key: String) throws(DatabaseError) -> Any? {
         let entity = type(of: self).entityDescription
+        if let index = entity.relationshipIndex(of: key) {
+            return entity.relationships[index].isToMany
+                ? try loadedToMany(index).objects as Any : try loadedToOne(index) as Any?
+        }
         guard let slot = entity.slot(of: key) else {
             throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
         }
@@ -83,6 +115,10 @@ open class ManagedObject {
     /// - Throws: `.unknownKey` for an unknown key, `.wrongType` for a value of the wrong type.
     public func setValue(_ value: Any?, forKey key: String) throws(DatabaseError) {
         let entity = type(of: self).entityDescription
+        if let index = entity.relationshipIndex(of: key) {
+            try setRelationship(value, at: index, entity: entity)
+            return
+        }
         guard let slot = entity.slot(of: key) else {
             throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
         }

@@ -30,6 +30,7 @@ public final class PersistentStore: @unchecked Sendable {
 
     public let model: Model
     private let connection: Connection
+    private let entitiesByID: [Int32: EntityDescription]
     private let lock = NSLock()
 
     /// Opens the store at `path` (`":memory:"` for a private in-memory store), creating its schema
@@ -39,6 +40,7 @@ public final class PersistentStore: @unchecked Sendable {
     ///   done here).
     public init(path: String, model: Model) throws(DatabaseError) {
         self.model = model
+        entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
         connection = try Connection(path: path)
         let existing = try Self.recordedHash(connection)
         if let existing {
@@ -64,6 +66,9 @@ public final class PersistentStore: @unchecked Sendable {
         let hash = try connection.cachedStatement(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
         return try hash.step() ? hash.string(0) : ""
     }
+
+    /// The entity whose rows have `_entity` = `entityID`.
+    public func entity(_ entityID: Int32) -> EntityDescription? { entitiesByID[entityID] }
 
     /// A new context on this store, for use by one task at a time.
     public func newContext() -> ObjectContext { ObjectContext(store: self) }

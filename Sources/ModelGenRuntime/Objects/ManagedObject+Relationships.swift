@@ -1,0 +1,267 @@
+/// The objects of a loaded to-many relationship, in order, with a membership set so adding and
+/// testing stay O(1) on large relationships.
+final class LinkList {
+    private(set) var objects: [ManagedObject]
+    private var members: Set<ObjectIdentifier>
+
+    init(_ objects: [ManagedObject] = []) {
+        self.objects = []
+        self.members = []
+        for object in objects where members.insert(ObjectIdentifier(object)).inserted { self.objects.append(object) }
+    }
+
+    func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+
+    func append(_ object: ManagedObject) {
+        if members.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+    }
+
+    func remove(_ object: ManagedObject) {
+        guard members.remove(ObjectIdentifier(object)) != nil else { return }
+        if let index = objects.lastIndex(where: { $0 === object }) { objects.remove(at: index) }
+    }
+}
+
+// MARK: - What generated relationship properties call
+
+extension ManagedObject {
+    /// The destination of to-one relationship `index`.
+    @_spi(Generated)
+    public final func toOne<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self) -> Destination? {
+        do {
+            return try loadedToOne(index).map { unsafeDowncast($0, to: Destination.self) }
+        } catch {
+            preconditionFailure("\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)")
+        }
+    }
+
+    /// The destinations of to-many relationship `index`, in order.
+    @_spi(Generated)
+    public final func toMany<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self) -> [Destination] {
+        do {
+            return try loadedToMany(index).objects.map { unsafeDowncast($0, to: Destination.self) }
+        } catch {
+            preconditionFailure("\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)")
+        }
+    }
+
+    /// Sets to-one relationship `index`, keeping the inverse in step.
+    @_spi(Generated)
+    public final func setToOne(_ destination: ManagedObject?, _ index: Int) {
+        perform { () throws(DatabaseError) in try assignToOne(destination, index) }
+    }
+
+    /// Replaces the destinations of to-many relationship `index`, keeping inverses in step.
+    @_spi(Generated)
+    public final func setToMany(_ destinations: [ManagedObject], _ index: Int) {
+        perform { () throws(DatabaseError) in try assignToMany(destinations, index) }
+    }
+
+    /// Adds `destination` to to-many relationship `index` (at the end, if ordered).
+    @_spi(Generated)
+    public final func addToMany(_ destination: ManagedObject, _ index: Int) {
+        perform { () throws(DatabaseError) in try link(destination, index) }
+    }
+
+    /// Removes `destination` from to-many relationship `index`.
+    @_spi(Generated)
+    public final func removeFromToMany(_ destination: ManagedObject, _ index: Int) {
+        perform { () throws(DatabaseError) in try unlink(destination, index) }
+    }
+
+    private func perform(_ body: () throws(DatabaseError) -> Void) {
+        do {
+            try body()
+        } catch {
+            preconditionFailure("a relationship of \(Self.entityDescription.name) could not be read: \(error)")
+        }
+    }
+
+    // MARK: - Loading
+
+    /// Makes sure `links` has a state per relationship.
+    @inline(__always)
+    final func prepareLinks() {
+        if links.isEmpty {
+            let count = type(of: self).entityDescription.relationships.count
+            if count > 0 { links = Array(repeating: .unloaded, count: count) }
+        }
+    }
+
+    final func loadedToOne(_ index: Int) throws(DatabaseError) -> ManagedObject? {
+        prepareLinks()
+        switch links[index] {
+        case .toOne(let destination): return destination
+        case .key(nil): return nil
+        case .toMany: return nil
+        case .key(let row?):
+            let destination = try context?.object(row: row, of: type(of: self).entityDescription.relationships[index])
+            links[index] = .toOne(destination)
+            return destination
+        case .unloaded:
+            guard !objectID.isTemporary, let context else { return nil }
+            let destination = try context.loadToOne(of: self, index)
+            links[index] = .toOne(destination)
+            return destination
+        }
+    }
+
+    final func loadedToMany(_ index: Int) throws(DatabaseError) -> LinkList {
+        prepareLinks()
+        if case .toMany(let list) = links[index] { return list }
+        let list: LinkList
+        if !objectID.isTemporary, let context {
+            list = LinkList(try context.loadToMany(of: self, index))
+        } else {
+            list = LinkList()
+        }
+        links[index] = .toMany(list)
+        return list
+    }
+
+    // MARK: - Changing, with inverses
+
+    private var relationships: [RelationshipDescription] { type(of: self).entityDescription.relationships }
+
+    func setRelationship(_ value: Any?, at index: Int, entity: EntityDescription) throws(DatabaseError) {
+        let relationship = entity.relationships[index]
+        func wrongType() -> DatabaseError {
+            DatabaseError(
+                .wrongType, "\(entity.name).\(relationship.name) takes \(relationship.isToMany ? "a collection of objects" : "an object")",
+                entity: entity.name, property: relationship.name)
+        }
+        if relationship.isToMany {
+            let objects: [ManagedObject]
+            if let array = value as? [ManagedObject] {
+                objects = array
+            } else if let set = value as? any Collection, let array = Array(set) as? [ManagedObject] {
+                objects = array
+            } else if value == nil {
+                objects = []
+            } else {
+                throw wrongType()
+            }
+            try checkDestinations(objects, relationship)
+            try assignToMany(objects, index)
+        } else {
+            guard value == nil || value is ManagedObject else { throw wrongType() }
+            let object = value as? ManagedObject
+            try checkDestinations(object.map { [$0] } ?? [], relationship)
+            try assignToOne(object, index)
+        }
+    }
+
+    private func checkDestinations(_ objects: [ManagedObject], _ relationship: RelationshipDescription) throws(DatabaseError) {
+        for object in objects {
+            let destination = type(of: object).entityDescription
+            guard destination.entityID == relationship.destinationEntityID || Self.isKind(destination, of: relationship.destinationEntityID, context)
+            else {
+                throw DatabaseError(
+                    .wrongType, "\(relationship.name) cannot lead to a \(destination.name)", entity: Self.entityDescription.name,
+                    property: relationship.name)
+            }
+        }
+    }
+
+    private static func isKind(_ entity: EntityDescription, of entityID: Int32, _ context: ObjectContext?) -> Bool {
+        context?.store.entity(entityID)?.includes(entity.entityID) ?? false
+    }
+
+    final func assignToOne(_ destination: ManagedObject?, _ index: Int) throws(DatabaseError) {
+        let old = try loadedToOne(index)
+        if old === destination { return }
+        if let inverse = relationships[index].inverse {
+            if let old { try old.detachInverse(inverse, from: self) }
+            if let destination { try destination.attachInverse(inverse, to: self, index) }
+        }
+        setLink(.toOne(destination), index)
+    }
+
+    final func assignToMany(_ destinations: [ManagedObject], _ index: Int) throws(DatabaseError) {
+        let current = try loadedToMany(index)
+        let wanted = LinkList(destinations)
+        for object in current.objects where !wanted.contains(object) { try unlink(object, index) }
+        for object in wanted.objects where !current.contains(object) { try link(object, index) }
+        if relationships[index].isOrdered, current.objects.map(ObjectIdentifier.init) != wanted.objects.map(ObjectIdentifier.init) {
+            links[index] = .toMany(wanted)
+            noteRelationshipChange(index)
+        }
+    }
+
+    final func link(_ destination: ManagedObject, _ index: Int) throws(DatabaseError) {
+        let list = try loadedToMany(index)
+        if list.contains(destination) { return }
+        if let inverse = relationships[index].inverse { try destination.attachInverse(inverse, to: self, index) }
+        list.append(destination)
+        noteLinkChange(destination, index, added: true)
+    }
+
+    final func unlink(_ destination: ManagedObject, _ index: Int) throws(DatabaseError) {
+        let list = try loadedToMany(index)
+        guard list.contains(destination) else { return }
+        if let inverse = relationships[index].inverse { try destination.detachInverse(inverse, from: self) }
+        list.remove(destination)
+        noteLinkChange(destination, index, added: false)
+    }
+
+    /// Makes relationship `index` of this object (the inverse of `owner`'s relationship
+    /// `ownerIndex`) lead to `owner`; a to-one inverse first leaves its previous owner.
+    private func attachInverse(_ index: Int, to owner: ManagedObject, _ ownerIndex: Int) throws(DatabaseError) {
+        if relationships[index].isToMany {
+            let list = try loadedToMany(index)
+            guard !list.contains(owner) else { return }
+            list.append(owner)
+            noteLinkChange(owner, index, added: true)
+        } else {
+            let previous = try loadedToOne(index)
+            if previous === owner { return }
+            if let previous {
+                // `previous` loses this object from its relationship `ownerIndex`, without recursion.
+                if previous.relationships[ownerIndex].isToMany {
+                    let list = try previous.loadedToMany(ownerIndex)
+                    list.remove(self)
+                    previous.noteLinkChange(self, ownerIndex, added: false)
+                } else {
+                    previous.setLink(.toOne(nil), ownerIndex)
+                }
+            }
+            setLink(.toOne(owner), index)
+        }
+    }
+
+    /// Removes `owner` from relationship `index` of this object (the inverse side).
+    private func detachInverse(_ index: Int, from owner: ManagedObject) throws(DatabaseError) {
+        if relationships[index].isToMany {
+            let list = try loadedToMany(index)
+            guard list.contains(owner) else { return }
+            list.remove(owner)
+            noteLinkChange(owner, index, added: false)
+        } else if try loadedToOne(index) === owner {
+            setLink(.toOne(nil), index)
+        }
+    }
+
+    private func setLink(_ link: Link, _ index: Int) {
+        prepareLinks()
+        links[index] = link
+        if case .foreignKey = relationships[index].storage { noteRelationshipChange(index) }
+    }
+
+    private func noteLinkChange(_ destination: ManagedObject, _ index: Int, added: Bool) {
+        switch relationships[index].storage {
+        case .joinTable:
+            context?.noteLinkChange(self, destination, index, added: added)
+            if relationships[index].isOrdered { noteRelationshipChange(index) }
+        case .inverseForeignKey(_, let position?) where position.isEmpty == false:
+            noteRelationshipChange(index)
+        default:
+            break
+        }
+    }
+
+    /// Records that relationship `index` must be written at the next save.
+    final func noteRelationshipChange(_ index: Int) {
+        relationshipMask |= EntityDescription.bit(index)
+        if !isListedAsUpdated && objectID.rowID > 0, let context { context.noteUpdate(self) }
+    }
+}
