@@ -1,8 +1,7 @@
 /// Renders compiled nodes against a stack of contexts.
 struct MustacheRenderer {
-    let partialSources: [String: String]
-    /// Compiled partials by name and indentation.
-    private var partials: [String: MustacheTemplate] = [:]
+    let partials: MustachePartials
+    let escapingHTML: Bool
     /// Partial nesting depth, bounded so a recursive partial over cyclic data cannot run away.
     private var depth = 0
     static let maximumDepth = 200
@@ -10,8 +9,9 @@ struct MustacheRenderer {
     /// branches at every level, so depth alone does not bound the work.
     private var expansionsLeft = 100_000
 
-    init(partialSources: [String: String]) {
-        self.partialSources = partialSources
+    init(partials: MustachePartials, escapingHTML: Bool) {
+        self.partials = partials
+        self.escapingHTML = escapingHTML
     }
 
     mutating func render(_ nodes: [MustacheTemplate.Node], stack: [MustacheValue], into output: inout String) {
@@ -21,7 +21,7 @@ struct MustacheRenderer {
                 output += text
             case .variable(let path, let escaped):
                 let text = Self.lookup(path, in: stack).text
-                output += escaped ? Self.escapeHTML(text) : text
+                output += escaped && escapingHTML ? Self.escapeHTML(text) : text
             case .section(let path, let children, let inverted):
                 let value = Self.lookup(path, in: stack)
                 if inverted {
@@ -49,11 +49,11 @@ struct MustacheRenderer {
     /// the partial's template (not the data interpolated into it).
     private mutating func partial(_ name: String, indentation: String) -> MustacheTemplate? {
         let key = indentation + "\u{0}" + name
-        if let cached = partials[key] { return cached }
-        guard let source = partialSources[name] else { return nil }
+        if let cached = partials.compiled[key] { return cached }
+        guard let source = partials.sources[name] else { return nil }
         let indented = indentation.isEmpty ? source : Self.indent(source, with: indentation)
         guard let template = try? MustacheTemplate(indented) else { return nil }
-        partials[key] = template
+        partials.compiled[key] = template
         return template
     }
 

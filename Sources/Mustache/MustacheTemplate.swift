@@ -33,10 +33,27 @@ public struct MustacheTemplate: Sendable {
 
     /// Renders the template with `context`; `partials` supplies the source of `{{> name}}` partials
     /// (a missing partial renders as nothing).
-    public func render(_ context: MustacheValue, partials: [String: String] = [:]) -> String {
-        var renderer = MustacheRenderer(partialSources: partials)
+    /// `escapingHTML: false` prints variables as they are (for generating code, not HTML).
+    public func render(_ context: MustacheValue, partials: [String: String] = [:], escapingHTML: Bool = true) -> String {
+        render(context, partials: MustachePartials(partials), escapingHTML: escapingHTML)
+    }
+
+    /// Renders with a set of partials that keeps them compiled across renders.
+    public func render(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) -> String {
+        var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output = ""
         renderer.render(nodes, stack: [context], into: &output)
         return output
+    }
+}
+
+/// Partial templates by name, compiled on first use and kept for later renders.
+public final class MustachePartials {
+    let sources: [String: String]
+    /// Compiled partials by indentation and name.
+    var compiled: [String: MustacheTemplate] = [:]
+
+    public init(_ sources: [String: String]) {
+        self.sources = sources
     }
 }

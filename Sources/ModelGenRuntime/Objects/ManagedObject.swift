@@ -23,6 +23,10 @@ open class ManagedObject: Hashable {
     var relationshipMask: UInt64 = 0
     /// The `_pk` a save assigned to this unsaved object, while the save runs.
     var pendingRow: Int64 = 0
+    /// Attribute values of classes without typed storage (`category` entities), by slot.
+    var dynamicValues: [Any?] = []
+    /// Values of transient attributes.
+    var transientValues: [String: Any?] = [:]
 
     /// The state of one relationship of one object.
     enum Link {
@@ -44,35 +48,61 @@ open class ManagedObject: Hashable {
     /// The entity of this class; generated classes override it.
     @_spi(Generated)
     open class var entityDescription: EntityDescription {
-        preconditionFailure("\(self) does not override entityDescription; only generated classes are entities")
+        guard let generated = self as? any GeneratedEntity.Type else {
+            preconditionFailure("\(self) is not generated code of an entity; only generated classes are entities")
+        }
+        return generated.modelGenEntity
     }
 
     /// The slot of the stored attribute `keyPath` leads to (`\Student.lastName`); generated classes
     /// override it with a switch over their key paths.
     @_spi(Generated)
-    open class func slot(for keyPath: AnyKeyPath) -> Int? { nil }
+    open class func slot(for keyPath: AnyKeyPath) -> Int? {
+        (self as? any GeneratedEntity.Type)?.modelGenSlot(for: keyPath)
+    }
 
     /// Reads the attribute columns, which start at `column` in the statement's row.
     @_spi(Generated)
     open func read(from row: Statement, startingAt column: Int32) {
-        preconditionFailure("\(type(of: self)) does not override read(from:startingAt:)")
+        if self is any GeneratedEntity { readDynamic(from: row, startingAt: column) }
     }
 
     /// Binds the attributes whose bit is set in `mask` (all when `mask` is `.max`), in slot order,
     /// from parameter `index`; returns the next free parameter index.
     @_spi(Generated)
     open func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        preconditionFailure("\(type(of: self)) does not override bind(to:startingAt:mask:)")
+        self is any GeneratedEntity ? bindDynamic(to: statement, startingAt: index, mask: mask) : index
     }
 
     /// The value of the attribute in `slot` (`nil` for an unset optional).
     @_spi(Generated)
-    open func value(atSlot slot: Int) -> Any? { nil }
+    open func value(atSlot slot: Int) -> Any? {
+        slot < dynamicValues.count ? dynamicValues[slot] : nil
+    }
 
     /// Sets the attribute in `slot`; throws `.wrongType` when `value` does not fit.
     @_spi(Generated)
     open func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
-        throw DatabaseError(.unknownKey, "\(type(of: self)) has no attribute in slot \(slot)")
+        let entity = Self.entityDescription
+        guard self is any GeneratedEntity, slot < entity.attributes.count else {
+            throw DatabaseError(.unknownKey, "\(type(of: self)) has no attribute in slot \(slot)")
+        }
+        let attribute = entity.attributes[slot]
+        guard let value, !((value as? any OptionalProtocol)?.isNil ?? false) else {
+            guard attribute.isOptional else {
+                throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) is required", entity: entity.name, property: attribute.name)
+            }
+            prepareDynamicValues()
+            dynamicValues[slot] = nil
+            didChange(slot: slot)
+            return
+        }
+        guard StoredValue.from(value, for: attribute.type) != nil else {
+            throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) takes a \(attribute.type)", entity: entity.name, property: attribute.name)
+        }
+        prepareDynamicValues()
+        dynamicValues[slot] = value
+        didChange(slot: slot)
     }
 
     /// Records that the attribute in `slot` changed; generated setters call this.

@@ -10,12 +10,14 @@ struct DumpCommand: Command {
           parse    the raw elements and attributes of the contents file, with their lines
           resolve  the typed, resolved and validated model
           schema   the relational schema (tables, columns, keys, checks, indexes)
+          swift    the context the Swift templates are rendered with (see `modelgen generate`)
 
         USAGE: modelgen dump [<options>] <model>
 
         OPTIONS:
-          --stage <stage>         parse | resolve | schema (default: resolve)
-          --configuration <name>  With --stage schema: only this configuration's entities
+          --stage <stage>         parse | resolve | schema | swift (default: resolve)
+          --configuration <name>  With --stage schema or swift: only this configuration's entities
+          --access <level>        With --stage swift: public | internal (default: public)
           --format <format>       text | json (default: text)
           --model-version <name>  Dump this version instead of the current one
           --warnings-as-errors    Treat warnings as errors
@@ -24,8 +26,11 @@ struct DumpCommand: Command {
         EXIT STATUS: 0 success, 1 model errors (nothing is printed on stdout), 64 usage error.
         """
     static let spec = OptionSpec(
-        valued: ["--stage", "--format", "--model-version", "--configuration"], flags: ["--warnings-as-errors"],
-        choices: ["--stage": ["parse", "resolve", "schema"], "--format": ["text", "json"]])
+        valued: ["--stage", "--format", "--model-version", "--configuration", "--access"], flags: ["--warnings-as-errors"],
+        choices: [
+            "--stage": ["parse", "resolve", "schema", "swift"], "--format": ["text", "json"],
+            "--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue),
+        ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         guard let path = arguments.positionals.first else { throw UsageError(message: "missing model path") }
@@ -47,11 +52,18 @@ struct DumpCommand: Command {
                         value = try DumpValue.from(syntax)
                     }
                 } else if let model = loader.load(version, of: source, diagnostics: engine) {
-                    if stage == "schema" {
+                    if stage == "schema" || stage == "swift" {
                         if let schema = SchemaLowering().lower(
                             model, configuration: arguments.options["--configuration"], diagnostics: engine)
                         {
-                            value = try DumpValue.from(schema)
+                            if stage == "schema" {
+                                value = try DumpValue.from(schema)
+                            } else if !engine.hasErrors {
+                                let options = SwiftGenerationOptions(
+                                    access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!,
+                                    sourceName: GenerateCommand.sourceName(path))
+                                value = DumpValue.from(SwiftGenerator(options: options).context(model: model, schema: schema))
+                            }
                         }
                     } else {
                         value = try DumpValue.from(model)

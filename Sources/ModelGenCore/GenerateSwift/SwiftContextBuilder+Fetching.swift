@@ -1,0 +1,138 @@
+import Mustache
+import PredicateSyntax
+
+extension SwiftContextBuilder {
+    /// One `find(…)` per uniqueness constraint made of comparable stored attributes (signatures
+    /// that repeat are written once).
+    func findContexts(_ index: Int, className: String) -> [MustacheValue] {
+        let attributes = storedAttributes[index] ?? []
+        var seen: Set<String> = []
+        var result: [MustacheValue] = []
+        for declaring in lineage(index) {
+            for constraint in model.entities[declaring].uniquenessConstraints {
+                var parameters: [String] = []
+                var terms: [String] = []
+                var signature: [String] = []
+                for property in constraint.properties {
+                    guard let stored = attributes.first(where: { $0.member == nil && $0.attribute.name == property }),
+                        stored.valueType.isComparable
+                    else {
+                        parameters = []
+                        break
+                    }
+                    let name = Self.propertyName(property)
+                    let type = typeName(stored.valueType.swiftName) + (stored.attribute.isOptional ? "?" : "")
+                    parameters.append("\(name): \(type)")
+                    terms.append("\\\(className).\(name) == \(name)")
+                    signature.append("\(property):\(type)")
+                }
+                guard !parameters.isEmpty, seen.insert(signature.joined(separator: ",")).inserted else { continue }
+                result.append(.object(["parameters": .string(parameters.joined(separator: ", ")), "predicate": .string(terms.joined(separator: " && "))]))
+            }
+        }
+        return result
+    }
+
+    /// The typed static functions of the fetch request templates that fetch entity `index`.
+    func fetchRequestContexts(_ index: Int, className: String) -> [MustacheValue] {
+        var names: Set<String> = []
+        var result: [MustacheValue] = []
+        for request in model.fetchRequests where request.entity == index {
+            var function = "fetch" + SwiftNames.capitalized(SwiftNames.sanitized(request.name))
+            while !names.insert(function).inserted { function += "_" }
+            let types = request.predicate.map { variableTypes($0.node, entity: index) } ?? [:]
+            let parameters = request.variables.map { "\(SwiftNames.identifier($0)): \(types[$0] ?? "Any?")" }
+            let variables = request.variables.map { "\(SwiftNames.literal($0)): \(SwiftNames.identifier($0))" }
+            let isCount = request.resultType == .count
+            result.append(
+                .object([
+                    "functionName": .string(SwiftNames.identifier(function)),
+                    "parameters": .string(parameters.map { $0 + ", " }.joined()),
+                    "hasPredicate": .bool(request.predicate != nil),
+                    "format": .string(SwiftNames.literal(request.predicateString ?? "")),
+                    "variables": .string(variables.isEmpty ? "[:]" : "[" + variables.joined(separator: ", ") + "]"),
+                    "limit": .string(request.fetchLimit.map { $0 > 0 ? ", fetchLimit: \($0)" : "" } ?? ""),
+                    "isCount": .bool(isCount),
+                    "isObjects": .bool(!isCount),
+                    "name": .string(request.name),
+                ]))
+        }
+        return result
+    }
+
+    /// An instance method per fetched property whose destination is generated.
+    func fetchedPropertyContexts(_ index: Int) -> [MustacheValue] {
+        var result: [MustacheValue] = []
+        for declaring in lineage(index) {
+            for property in model.entities[declaring].fetchedProperties {
+                guard let destination = property.request.entity, let destinationClass = classNames[destination] else { continue }
+                result.append(
+                    .object([
+                        "name": .string(Self.propertyName(property.name)),
+                        "destinationClass": .string(destinationClass),
+                        "format": .string(SwiftNames.literal(property.request.predicateString ?? "TRUEPREDICATE")),
+                    ]))
+            }
+        }
+        return result
+    }
+
+    /// The Swift type of each `$VARIABLE` from what it is compared with; `Any?` when unknown or
+    /// when two uses disagree.
+    func variableTypes(_ node: PredicateNode, entity: Int) -> [String: String] {
+        var types: [String: String] = [:]
+        var conflicting: Set<String> = []
+        func record(_ name: String, _ type: String?) {
+            guard let type else {
+                conflicting.insert(name)
+                return
+            }
+            if let known = types[name], known != type { conflicting.insert(name) }
+            types[name] = type
+        }
+        func visit(_ node: PredicateNode) {
+            switch node {
+            case .constant: break
+            case .not(let inner): visit(inner)
+            case .and(let terms), .or(let terms): terms.forEach(visit)
+            case .comparison(let comparison):
+                let pairs = [(comparison.lhs, comparison.rhs), (comparison.rhs, comparison.lhs)]
+                for (key, value) in pairs {
+                    guard case .variable(let name, _) = value else { continue }
+                    guard case .keyPath(.implicit, let components, _) = key, comparison.quantifier == .none else {
+                        record(name, nil)
+                        continue
+                    }
+                    var type = keyPathType(components, from: entity)
+                    if comparison.op == .in, let element = type { type = "[\(element)]" }
+                    if comparison.op == .between { type = nil }
+                    if comparison.op.isStringOperator, type != typeName("String") { type = nil }
+                    record(name, type)
+                }
+            }
+        }
+        visit(node)
+        for name in conflicting { types[name] = nil }
+        return types
+    }
+
+    /// The Swift type of the value at a key path: an attribute's (non-optional) type, or a to-one
+    /// destination's class; `nil` through to-many relationships or unknown keys.
+    private func keyPathType(_ components: [String], from entity: Int) -> String? {
+        var current = entity
+        for (position, component) in components.enumerated() {
+            let isLast = position == components.count - 1
+            if isLast, let stored = storedAttributes[current]?.first(where: { $0.member == nil && $0.attribute.name == component }),
+                stored.valueType.isComparable
+            {
+                return typeName(stored.valueType.swiftName)
+            }
+            guard let planned = relationships[current]?.first(where: { $0.relationship.name == component }),
+                !planned.relationship.isToMany
+            else { return nil }
+            if isLast { return classNames[planned.destination] }
+            current = planned.destination
+        }
+        return nil
+    }
+}

@@ -1,0 +1,145 @@
+import Mustache
+
+extension SwiftContextBuilder {
+    /// A relationship the runtime can follow: its destination, inverse and storage.
+    struct PlannedRelationship {
+        var declaringEntity: Int
+        var relationship: Relationship
+        var destination: Int
+        /// The inverse's declaring entity and name, when the two name each other.
+        var inverse: (entity: Int, name: String)?
+        /// The `RelationshipDescription.Storage` expression.
+        var storage: String
+    }
+
+    /// The relationships of entity `index` (inherited first) whose storage the schema holds.
+    func planRelationships(_ index: Int) -> [PlannedRelationship] {
+        var result: [PlannedRelationship] = []
+        for declaring in lineage(index) {
+            let owner = model.entities[declaring]
+            for relationship in owner.relationships where !relationship.isTransient {
+                guard let destination = relationship.destination, classNames[destination] != nil else { continue }
+                var inverse: (Int, String)?
+                if relationship.isInverseMutual, let ref = relationship.inverse, classNames[ref.entity] != nil {
+                    inverse = (ref.entity, model.entities[ref.entity].relationships[ref.index].name)
+                }
+                let inverseRelationship = inverse.flatMap { entity, name in model.entities[entity].relationships.first { $0.name == name } }
+                guard let storage = storage(owner: owner.name, relationship, destination: destination, inverse: inverse, inverseRelationship)
+                else { continue }
+                result.append(
+                    PlannedRelationship(
+                        declaringEntity: declaring, relationship: relationship, destination: destination,
+                        inverse: inverse.map { (entity: $0.0, name: $0.1) }, storage: storage))
+            }
+        }
+        return result
+    }
+
+    private func table(of entity: Int) -> Table? {
+        mappings[model.entities[entity].name].flatMap { schema.table(named: $0.table) }
+    }
+
+    private func storage(
+        owner: String, _ relationship: Relationship, destination: Int, inverse: (Int, String)?, _ inverseRelationship: Relationship?
+    ) -> String? {
+        let source = "\(owner).\(relationship.name)"
+        let inverseSource = inverse.map { "\(model.entities[$0.0].name).\($0.1)" }
+        let ownTable = mappings[owner].flatMap { schema.table(named: $0.table) }
+        if let column = ownTable?.columns.first(where: { $0.role == .relationship && $0.source == source }) {
+            return ".foreignKey(column: \(SwiftNames.literal(column.name)))"
+        }
+        if let inverseSource, let inverseRelationship, !inverseRelationship.isToMany, let target = table(of: destination),
+            let column = target.columns.first(where: { $0.role == .relationship && $0.source == inverseSource })
+        {
+            let position = target.columns.first { $0.role == .position && $0.source == source }
+            return ".inverseForeignKey(column: \(SwiftNames.literal(column.name)), position: \(position.map { SwiftNames.literal($0.name) } ?? "nil"))"
+        }
+        for join in schema.tables where join.kind == .join && join.columns.count >= 2 {
+            let links = join.columns.filter { $0.role == .join }
+            guard links.count == 2 else { continue }
+            if links[0].source == source {
+                let position = join.columns.first { $0.role == .position && $0.source == source }
+                return joinStorage(join.name, links[0].name, links[1].name, position?.name)
+            }
+            if let inverseSource, links[0].source == inverseSource {
+                let position = join.columns.first { $0.role == .position && $0.source != inverseSource }
+                return joinStorage(join.name, links[1].name, links[0].name, relationship.isOrdered ? position?.name : nil)
+            }
+        }
+        return nil
+    }
+
+    private func joinStorage(_ table: String, _ source: String, _ destination: String, _ position: String?) -> String {
+        ".joinTable(table: \(SwiftNames.literal(table)), source: \(SwiftNames.literal(source)), destination: \(SwiftNames.literal(destination)), position: \(position.map(SwiftNames.literal) ?? "nil"))"
+    }
+
+    /// The context of relationship number `index` of entity `entity`.
+    func relationshipContext(_ planned: PlannedRelationship, index: Int, entity: Int) -> MustacheValue {
+        let relationship = planned.relationship
+        let destinationClass = classNames[planned.destination] ?? "ManagedObject"
+        let type: String
+        if !relationship.isToMany {
+            type = destinationClass + "?"
+        } else if relationship.isOrdered {
+            type = "[\(destinationClass)]"
+        } else {
+            type = "\(typeName("Set"))<\(destinationClass)>"
+        }
+        let inverseIndex = planned.inverse.flatMap { inverse in
+            relationships[planned.destination]?.firstIndex { $0.relationship.name == inverse.name && $0.declaringEntity == inverse.entity }
+        }
+        let rule =
+            switch relationship.deletionRule {
+            case .nullify: ".nullify"
+            case .cascade: ".cascade"
+            case .deny: ".deny"
+            case .noAction: ".noAction"
+            }
+        let counts =
+            (relationship.minCount > 0 ? ", minCount: \(relationship.minCount)" : "")
+            + (relationship.maxCount > 0 ? ", maxCount: \(relationship.maxCount)" : "")
+        let description =
+            "RelationshipDescription(name: \(SwiftNames.literal(relationship.name)), destinationEntityID: \(mappings[model.entities[planned.destination].name]?.entityID ?? 0), inverse: \(inverseIndex.map(String.init) ?? "nil"), isToMany: \(relationship.isToMany), isOrdered: \(relationship.isOrdered), isOptional: \(relationship.isOptional)\(counts), deletionRule: \(rule), storage: \(planned.storage))"
+        let capitalized = SwiftNames.capitalized(relationship.name)
+        return .object([
+            "name": .string(Self.propertyName(relationship.name)),
+            "key": .string(SwiftNames.literal(relationship.name)),
+            "index": .number(Double(index)),
+            "type": .string(type),
+            "destinationClass": .string(destinationClass),
+            "isToOne": .bool(!relationship.isToMany),
+            "isToMany": .bool(relationship.isToMany),
+            "isOrdered": .bool(relationship.isOrdered),
+            "isUnordered": .bool(relationship.isToMany && !relationship.isOrdered),
+            "addName": .string(SwiftNames.identifier("addTo" + capitalized)),
+            "removeName": .string(SwiftNames.identifier("removeFrom" + capitalized)),
+            "arrayName": .string(SwiftNames.identifier(relationship.name + "Array")),
+            "sortDescriptors": .string(sortDescriptors(planned)),
+            "description": .string(description),
+        ])
+    }
+
+    /// The sort descriptors of a to-many's sorted wrapper: the relationship's `modelgen.sortKey`,
+    /// else the destination's `modelgen.defaultSortKey`, else none (insertion order). A key that
+    /// is not a comparable stored attribute of the destination is left out.
+    private func sortDescriptors(_ planned: PlannedRelationship) -> String {
+        let destination = model.entities[planned.destination]
+        let spec = planned.relationship.userInfo["modelgen.sortKey"] ?? destination.userInfo["modelgen.defaultSortKey"] ?? ""
+        let className = classNames[planned.destination] ?? ""
+        let attributes = storedAttributes[planned.destination] ?? []
+        var descriptors: [String] = []
+        for part in spec.split(separator: ",") {
+            var key = String(part).trimmingCharacters(in: " \t")
+            var ascending = true
+            if key.hasPrefix("-") {
+                ascending = false
+                key.removeFirst()
+            } else if key.hasPrefix("+") {
+                key.removeFirst()
+            }
+            guard attributes.contains(where: { $0.member == nil && $0.attribute.name == key && $0.valueType.isComparable }) else { continue }
+            descriptors.append("ObjectSortDescriptor(\\\(className).\(Self.propertyName(key))\(ascending ? "" : ", ascending: false"))")
+        }
+        return "[" + descriptors.joined(separator: ", ") + "]"
+    }
+}

@@ -1,0 +1,179 @@
+import Mustache
+
+/// Builds what the Swift templates see: every decision (names, types, slots, columns, storage,
+/// sort orders, parameter types) is made here, so templates only print.
+///
+/// `modelgen dump --stage swift` prints this context; Documentation/Templates.md describes it.
+struct SwiftContextBuilder {
+    let model: ObjectModel
+    let schema: RelationalSchema
+    let options: SwiftGenerationOptions
+
+    /// Class name per entity index (entities of the schema only).
+    private(set) var classNames: [Int: String] = [:]
+    /// Stored attributes per entity index, inherited first: (declaring entity, attribute).
+    private(set) var storedAttributes: [Int: [StoredAttribute]] = [:]
+    /// Relationships with storage per entity index, inherited first.
+    private(set) var relationships: [Int: [PlannedRelationship]] = [:]
+    let mappings: [String: EntityMapping]
+
+    struct StoredAttribute {
+        var declaringEntity: Int
+        var attribute: Attribute
+        /// For a composite member: the composite attribute's name and the member.
+        var member: Attribute?
+        var valueType: SwiftValueType
+        var column: String
+        var columnOffset: Int
+        /// The key dynamic access uses (`name`, or `location.latitude` for a composite member).
+        var key: String { member.map { attribute.name + "." + $0.name } ?? attribute.name }
+        var effective: Attribute { member ?? attribute }
+    }
+
+    init(model: ObjectModel, schema: RelationalSchema, options: SwiftGenerationOptions) {
+        self.model = model
+        self.schema = schema
+        self.options = options
+        mappings = Dictionary(schema.entities.map { ($0.entity, $0) }, uniquingKeysWith: { first, _ in first })
+        assignClassNames()
+        for index in model.entities.indices where mappings[model.entities[index].name] != nil {
+            storedAttributes[index] = planAttributes(index)
+        }
+        for index in model.entities.indices where mappings[model.entities[index].name] != nil {
+            relationships[index] = planRelationships(index)
+        }
+    }
+
+    var access: String { options.access == .public ? "public " : "" }
+
+    // MARK: - Names
+
+    private mutating func assignClassNames() {
+        var taken: Set<String> = []
+        let included = model.entities.indices.filter { mappings[model.entities[$0].name] != nil }
+        // Entity names are unique; a represented class name shared by two entities, or reserved,
+        // falls back to the entity name.
+        var wanted: [Int: String] = [:]
+        var counts: [String: Int] = [:]
+        for index in included {
+            let entity = model.entities[index]
+            let name = SwiftNames.className(fromRepresented: entity.representedClassName) ?? SwiftNames.sanitized(entity.name)
+            wanted[index] = name
+            counts[name, default: 0] += 1
+        }
+        for index in included {
+            var name = wanted[index]!
+            if counts[name]! > 1 { name = SwiftNames.sanitized(model.entities[index].name) }
+            if SwiftNames.reservedTypeNames.contains(name) || SwiftNames.keywords.contains(name) { name += "Entity" }
+            while taken.contains(name) { name += "_" }
+            taken.insert(name)
+            classNames[index] = name
+        }
+    }
+
+    /// The Swift name of a model type (`String`), qualified when a generated class took it.
+    func typeName(_ name: String) -> String {
+        guard classNames.values.contains(name) else { return name }
+        let foundation: Set<String> = ["Date", "Data", "UUID", "URL", "Decimal"]
+        return (foundation.contains(name) ? "Foundation." : "Swift.") + name
+    }
+
+    /// A property's Swift name: verbatim, back-quoted if a keyword, `_`-suffixed if it would
+    /// clash with a member of `ManagedObject`.
+    static func propertyName(_ name: String) -> String {
+        SwiftNames.identifier(SwiftNames.reservedMembers.contains(name) ? name + "_" : name)
+    }
+
+    /// The chain from the root entity down to `index`.
+    func lineage(_ index: Int) -> [Int] {
+        var chain = [index]
+        var seen: Set<Int> = [index]
+        while let parent = model.entities[chain[0]].parent, seen.insert(parent).inserted { chain.insert(parent, at: 0) }
+        return chain
+    }
+
+    // MARK: - Attributes
+
+    private func planAttributes(_ index: Int) -> [StoredAttribute] {
+        let entity = model.entities[index]
+        guard let mapping = mappings[entity.name], let table = schema.table(named: mapping.table) else { return [] }
+        let dataColumns = Array(table.columns.filter { $0.role != .primaryKey && $0.role != .entity && $0.role != .version })
+        var offsets: [String: (String, Int)] = [:]
+        for (offset, column) in dataColumns.enumerated() {
+            if let source = column.source, column.role == .attribute { offsets[source] = (column.name, offset) }
+        }
+        var result: [StoredAttribute] = []
+        for declaring in lineage(index) {
+            let owner = model.entities[declaring]
+            for attribute in owner.attributes where !attribute.isTransient {
+                if attribute.type == .composite {
+                    guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { continue }
+                    for member in composite.attributes where !member.isTransient {
+                        guard let valueType = SwiftValueType(member.type),
+                            let (column, offset) = offsets["\(owner.name).\(attribute.name).\(member.name)"]
+                        else { continue }
+                        result.append(
+                            StoredAttribute(
+                                declaringEntity: declaring, attribute: attribute, member: member, valueType: valueType, column: column,
+                                columnOffset: offset))
+                    }
+                    continue
+                }
+                guard let valueType = SwiftValueType(attribute.type), let (column, offset) = offsets["\(owner.name).\(attribute.name)"]
+                else { continue }
+                result.append(
+                    StoredAttribute(
+                        declaringEntity: declaring, attribute: attribute, member: nil, valueType: valueType, column: column, columnOffset: offset))
+            }
+        }
+        return result
+    }
+
+    /// The context of one stored attribute (slot `slot`).
+    func attributeContext(_ stored: StoredAttribute, slot: Int, className: String) -> MustacheValue {
+        let attribute = stored.effective
+        let swiftType = typeName(stored.valueType.swiftName)
+        let type = attribute.isOptional ? swiftType + "?" : swiftType
+        let initial: String
+        if let value = attribute.defaultValue {
+            initial = stored.valueType.literal(value)
+        } else {
+            initial = attribute.isOptional ? "nil" : stored.valueType.placeholder
+        }
+        let storageName = "_" + SwiftNames.sanitized(stored.key)
+        let bounds = Self.bounds(attribute)
+        return .object([
+            "name": .string(Self.propertyName(stored.attribute.name)),
+            "key": .string(SwiftNames.literal(stored.key)),
+            "storage": .string(storageName),
+            "type": .string(type),
+            "wrappedType": .string(swiftType),
+            "isOptional": .bool(attribute.isOptional),
+            "checker": .string(attribute.isOptional ? "checkedOptionalValue" : "checkedValue"),
+            "initialValue": .string(initial),
+            "slot": .number(Double(slot)),
+            "maskBit": .string("1 << \(min(slot, 63))"),
+            "columnOffset": .number(Double(stored.columnOffset)),
+            "description": .string(
+                "AttributeDescription(name: \(SwiftNames.literal(stored.key)), column: \(SwiftNames.literal(stored.column)), type: \(stored.valueType.runtimeCase), isOptional: \(attribute.isOptional), hasDefault: \(attribute.defaultValue != nil)\(bounds))"
+            ),
+            "keyPathCase": .bool(stored.member == nil),
+            "className": .string(className),
+        ])
+    }
+
+    /// `, minimum: …, maximum: …, pattern: …` for the attribute's rules, or nothing.
+    private static func bounds(_ attribute: Attribute) -> String {
+        var text = ""
+        if let minimum = attribute.minimum?.numericValue, let literal = SwiftValueType.doubleLiteral(minimum) {
+            text += ", minimum: \(literal)"
+        }
+        if let maximum = attribute.maximum?.numericValue, let literal = SwiftValueType.doubleLiteral(maximum) {
+            text += ", maximum: \(literal)"
+        }
+        if let pattern = attribute.regularExpression, !pattern.isEmpty, attribute.type == .string {
+            text += ", pattern: \(SwiftNames.literal(pattern))"
+        }
+        return text
+    }
+}

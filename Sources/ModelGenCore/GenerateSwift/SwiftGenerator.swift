@@ -1,0 +1,111 @@
+import Mustache
+
+/// One file the Swift generator writes.
+public struct GeneratedFile: Sendable, Equatable {
+    /// The file name (no directory), e.g. `Student.swift`.
+    public var name: String
+    public var contents: String
+
+    public init(name: String, contents: String) {
+        self.name = name
+        self.contents = contents
+    }
+}
+
+/// Renders the Swift code of a model from templates: one file per entity and one for the model's
+/// metadata. The built-in templates are embedded in the binary; any of them can be replaced by a
+/// file of the same name (`entity.mustache`, …) in `templatesDirectory`.
+public struct SwiftGenerator: Sendable {
+    /// The template names; `entity` and `model` are rendered, the others are partials.
+    public static let templateNames = ["entity", "storage", "description", "properties", "overrides", "helpers", "model"]
+
+    public var options: SwiftGenerationOptions
+    /// Template sources by name (built-in ones, with overrides applied).
+    public var templates: [String: String]
+
+    public init(options: SwiftGenerationOptions, templates overrides: [String: String] = [:]) {
+        self.options = options
+        var templates = Self.builtInTemplates
+        for (name, source) in overrides { templates[name] = source }
+        self.templates = templates
+    }
+
+    /// The built-in templates by name.
+    public static var builtInTemplates: [String: String] {
+        [
+            "entity": String(decoding: PackageResources.entity_mustache, as: UTF8.self),
+            "storage": String(decoding: PackageResources.storage_mustache, as: UTF8.self),
+            "description": String(decoding: PackageResources.description_mustache, as: UTF8.self),
+            "properties": String(decoding: PackageResources.properties_mustache, as: UTF8.self),
+            "overrides": String(decoding: PackageResources.overrides_mustache, as: UTF8.self),
+            "helpers": String(decoding: PackageResources.helpers_mustache, as: UTF8.self),
+            "model": String(decoding: PackageResources.model_mustache, as: UTF8.self),
+        ]
+    }
+
+    /// The context templates see: the model file's and one per entity (what `dump --stage swift`
+    /// prints).
+    public func context(model: ObjectModel, schema: RelationalSchema) -> MustacheValue {
+        let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
+        let ddl = SQLEmitter(dialect: .sqlite).emit(schema)
+        let hash = SchemaSnapshot.hash(SchemaSnapshot.json(schema))
+        return .object([
+            "model": builder.modelContext(sqliteDDL: ddl, schemaHash: hash),
+            "entities": .list(builder.generatedEntities.map(builder.entityContext)),
+        ])
+    }
+
+    /// Renders every file.
+    /// - Throws: `MustacheError` (with the template's name) when a template does not compile.
+    public func generate(model: ObjectModel, schema: RelationalSchema) throws(SwiftGenerationError) -> [GeneratedFile] {
+        let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
+        let entityTemplate = try compile("entity")
+        let modelTemplate = try compile("model")
+        let partials = MustachePartials(templates)
+        var files: [GeneratedFile] = []
+        for index in builder.generatedEntities {
+            let contents = entityTemplate.render(builder.entityContext(index), partials: partials, escapingHTML: false)
+            files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
+        }
+        let ddl = SQLEmitter(dialect: .sqlite).emit(schema)
+        let hash = SchemaSnapshot.hash(SchemaSnapshot.json(schema))
+        let contents = modelTemplate.render(builder.modelContext(sqliteDDL: ddl, schemaHash: hash), partials: partials, escapingHTML: false)
+        files.append(GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents))
+        return files
+    }
+
+    private func compile(_ name: String) throws(SwiftGenerationError) -> MustacheTemplate {
+        for partial in Self.templateNames where partial != name {
+            if let source = templates[partial] {
+                do { _ = try MustacheTemplate(source) } catch { throw SwiftGenerationError(template: partial, error: error) }
+            }
+        }
+        do {
+            return try MustacheTemplate(templates[name] ?? "")
+        } catch {
+            throw SwiftGenerationError(template: name, error: error)
+        }
+    }
+}
+
+/// A template that does not compile.
+public struct SwiftGenerationError: Error, Sendable, CustomStringConvertible {
+    public var template: String
+    public var error: MustacheError
+
+    public var description: String { "template '\(template).mustache': \(error)" }
+}
+
+extension DumpValue {
+    /// A template context as a dump (object keys sorted, so the output is deterministic).
+    public static func from(_ value: MustacheValue) -> DumpValue {
+        switch value {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .number(let number): number.rounded() == number && abs(number) < 1e15 ? .integer(Int64(number)) : .double(number)
+        case .string(let text): .string(text)
+        case .list(let items): .array(items.map(from))
+        case .object(let members): .object(members.sorted { $0.key < $1.key }.map { ($0.key, from($0.value)) })
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// Spelling Swift: identifiers that must be back-quoted, string literals, type names that must be
+/// qualified because a generated class took the plain name.
+enum SwiftNames {
+    /// Words that cannot be used as a plain identifier in a declaration or expression.
+    static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+        "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static",
+        "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do",
+        "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while",
+        "as", "Any", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try", "_", "Type", "Protocol",
+        "await", "async", "consume", "borrowing", "consuming", "copy", "discard", "each", "some", "any",
+    ]
+
+    /// Names a generated class may not take (they are members or types the generated code and the
+    /// runtime rely on); such an entity's class gets the suffix `Entity`.
+    static let reservedTypeNames: Set<String> = [
+        "Any", "AnyObject", "Self", "Type", "Protocol", "ManagedObject", "ObjectContext", "PersistentStore",
+        "FetchRequest", "ObjectPredicate", "ObjectSortDescriptor", "SortedArray", "Statement", "EntityDescription",
+        "AttributeDescription", "RelationshipDescription", "DatabaseError", "ObjectID", "GeneratedEntity",
+        "ModelGenRuntime", "Foundation", "Swift",
+    ]
+
+    /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.
+    static let reservedMembers: Set<String> = [
+        "objectID", "context", "hasChanges", "hashValue", "entityDescription", "init", "deinit", "Type",
+    ]
+
+    /// `name` as an identifier: back-quoted when it is a keyword.
+    static func identifier(_ name: String) -> String {
+        keywords.contains(name) ? "`\(name)`" : name
+    }
+
+    /// A Swift string literal of `text`.
+    static func literal(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\0": result += "\\0"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+
+    /// A raw multi-line string literal holding `text` exactly, with enough `#`s that nothing in
+    /// `text` ends it.
+    static func rawMultilineLiteral(_ text: String, indentation: String) -> String {
+        var hashes = "#"
+        while text.contains("\"\"\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
+        let body = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : indentation + $0 }
+            .joined(separator: "\n")
+        return hashes + "\"\"\"\n" + body + "\n" + indentation + "\"\"\"" + hashes
+    }
+
+    /// The class name an entity's `representedClassName` asks for: a leading `.` or a module prefix
+    /// dropped; `nil` when it names no class of its own (`NSManagedObject`, empty, not an identifier).
+    static func className(fromRepresented represented: String?) -> String? {
+        guard var name = represented?.trimmingCharacters(in: " \t"), !name.isEmpty else { return nil }
+        if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        guard isIdentifier(name), name != "NSManagedObject" else { return nil }
+        return name
+    }
+
+    /// Whether `name` is a plain Swift identifier (letters, digits, `_`; not starting with a digit).
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    }
+
+    /// `text` with its first letter upper-cased (`grades` → `Grades`).
+    static func capitalized(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.uppercased() + text.dropFirst()
+    }
+
+    /// `text` with its first letter lower-cased (`AllStudents` → `allStudents`).
+    static func lowercasedFirst(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
+
+    /// A Swift identifier made from arbitrary text: characters that cannot appear become `_`.
+    static func sanitized(_ text: String) -> String {
+        var result = String(text.unicodeScalars.map { scalar in
+            scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
+        })
+        if result.isEmpty || result.first!.isNumber { result = "_" + result }
+        return result
+    }
+}

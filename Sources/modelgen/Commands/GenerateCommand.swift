@@ -1,0 +1,125 @@
+import Foundation
+import ModelGenCore
+
+struct GenerateCommand: Command {
+    static let name = "generate"
+    static let summary = "Write the Swift code of a model (and optionally its SQL)"
+    static let help = """
+        OVERVIEW: \(summary)
+
+        Writes one Swift file per entity (a class, or for entities whose code generation is
+        "Category/Extension" an extension of your class) and one file with the model's metadata,
+        for use with ModelGenRuntime. Files are rewritten only when their bytes change.
+
+        USAGE: modelgen generate [<options>] <model> --output <directory>
+
+        OPTIONS:
+          --output <directory>        Where to write the files (created if missing)
+          --templates <directory>     Templates that replace built-in ones by file name
+                                      (entity, storage, description, properties, overrides,
+                                      helpers, model; each <name>.mustache)
+          --access <level>            public | internal (default: public)
+          --sql                       Also write <Model>.sqlite.sql and <Model>.postgres.sql
+          --configuration <name>      Only the entities of this configuration
+          --model-version <name>      Use this version instead of the current one
+          --warnings-as-errors        Treat warnings as errors
+          -h, --help                  Show this help
+
+        EXIT STATUS: 0 success, 1 model errors, bad templates or unwritable output, 64 usage error.
+        """
+    static let spec = OptionSpec(
+        valued: ["--output", "--templates", "--access", "--configuration", "--model-version"],
+        flags: ["--warnings-as-errors", "--sql"],
+        choices: ["--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue)])
+
+    /// The model's file name as the generated header names it (no directories: output must not
+    /// depend on where the model is).
+    static func sourceName(_ path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return URL(fileURLWithPath: trimmed).lastPathComponent
+    }
+
+    static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
+        guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
+            throw UsageError(message: arguments.positionals.isEmpty ? "missing model path" : "generate takes one model")
+        }
+        guard let directory = arguments.options["--output"] else { throw UsageError(message: "missing --output <directory>") }
+        var overrides: [String: String] = [:]
+        if let templates = arguments.options["--templates"] {
+            switch loadTemplates(templates) {
+            case .success(let loaded): overrides = loaded
+            case .failure(let message):
+                output.printError("modelgen: error: \(message)")
+                return .modelErrors
+            }
+        }
+        let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
+        let options = SwiftGenerationOptions(
+            access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!, sourceName: sourceName(path))
+        var files: [GeneratedFile] = []
+        if let model = ModelLoader().load(path: path, version: arguments.options["--model-version"], diagnostics: engine),
+            let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
+            !engine.hasErrors
+        {
+            do {
+                files = try SwiftGenerator(options: options, templates: overrides).generate(model: model, schema: schema)
+            } catch {
+                output.printError("modelgen: error: \(error)")
+                return .modelErrors
+            }
+            if arguments.has("--sql") {
+                let base = SwiftNamesForCLI.fileBase(model.modelName ?? "Model")
+                files.append(GeneratedFile(name: base + ".sqlite.sql", contents: SQLEmitter(dialect: .sqlite).emit(schema)))
+                files.append(GeneratedFile(name: base + ".postgres.sql", contents: SQLEmitter(dialect: .postgres).emit(schema)))
+            }
+        }
+        if output.printDiagnostics(engine) { return .modelErrors }
+        guard !files.isEmpty else { return .modelErrors }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            output.printError("modelgen: error: cannot create '\(directory)': \(error.localizedDescription)")
+            return .modelErrors
+        }
+        for file in files {
+            let status = output.deliver(file.contents, to: (directory as NSString).appendingPathComponent(file.name))
+            if status != .success { return status }
+        }
+        return .success
+    }
+
+    private enum Loaded {
+        case success([String: String])
+        case failure(String)
+    }
+
+    private static func loadTemplates(_ directory: String) -> Loaded {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return .failure("templates directory '\(directory)' does not exist")
+        }
+        var loaded: [String: String] = [:]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names.sorted() where name.hasSuffix(".mustache") {
+            let base = String(name.dropLast(".mustache".count))
+            guard SwiftGenerator.templateNames.contains(base) else {
+                return .failure(
+                    "'\(name)' in '\(directory)' replaces no template; the templates are "
+                        + SwiftGenerator.templateNames.map { $0 + ".mustache" }.joined(separator: ", "))
+            }
+            guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)),
+                let text = String(data: data, encoding: .utf8)
+            else { return .failure("cannot read '\(name)' in '\(directory)' as UTF-8") }
+            loaded[base] = text
+        }
+        return .success(loaded)
+    }
+}
+
+/// File names for the SQL written next to the Swift.
+enum SwiftNamesForCLI {
+    static func fileBase(_ name: String) -> String {
+        String(name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
+    }
+}
