@@ -33,7 +33,7 @@ let package = Package(
         .target(
             name: "ModelGenCore",
             dependencies: ["CLibXML2", "PredicateSyntax", "Mustache"],
-            resources: ["entity", "storage", "description", "properties", "overrides", "helpers", "model"].map {
+            resources: ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"].map {
                 .embedInCode("GenerateSwift/Templates/\($0).mustache")
             },
             swiftSettings: swiftSettings

@@ -5,7 +5,8 @@ import Testing
 
 /// Golden outputs for every model in `Models/`: the relational schema dump and the DDL of both
 /// dialects, compared byte for byte with `Tests/ModelGenCoreTests/Reference/<Model>/`, and the
-/// reference DDL executed on fresh SQLite and PostgreSQL databases.
+/// reference DDL executed on fresh SQLite and PostgreSQL databases; the generated Swift, compared
+/// with `Tests/ModelGenRuntimeTests/Generated/<Model>/`, where the runtime tests compile and use it.
 ///
 /// `MODELGEN_RECORD=1 swift test --filter ReferenceTests` rewrites the files; a missing file is
 /// written and the test fails, so every new reference is reviewed in the diff.
@@ -16,6 +17,9 @@ import Testing
         let names = (try? FileManager.default.contentsOfDirectory(atPath: TestPaths.models.path)) ?? []
         return names.filter { $0.hasSuffix(".xcdatamodeld") }.map { String($0.dropLast(".xcdatamodeld".count)) }.sorted()
     }()
+
+    static let generatedRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ModelGenRuntimeTests/Generated")
 
     static var isRecording: Bool { ProcessInfo.processInfo.environment["MODELGEN_RECORD"] == "1" }
 
@@ -33,7 +37,35 @@ import Testing
     }
 
     @Test func everyModelHasReferences() {
-        #expect(Self.models.count == 6)
+        #expect(Self.models.count == 7)
+    }
+
+    @Test(arguments: models)
+    func generatedSwiftMatchesTheReference(_ name: String) throws {
+        let engine = DiagnosticEngine()
+        let path = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld").path
+        let model = try #require(ModelLoader().load(path: path, diagnostics: engine))
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        let options = SwiftGenerationOptions(access: .public, sourceName: name + ".xcdatamodeld")
+        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema)
+        let directory = Self.generatedRoot.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let present = Set((try FileManager.default.contentsOfDirectory(atPath: directory.path)).filter { $0.hasSuffix(".swift") })
+        if Self.isRecording {
+            for stale in present.subtracting(files.map(\.name)) { try FileManager.default.removeItem(at: directory.appendingPathComponent(stale)) }
+        } else {
+            #expect(present.subtracting(files.map(\.name)).isEmpty, "files the generator no longer writes: \(present.subtracting(files.map(\.name)).sorted())")
+        }
+        for file in files {
+            let url = directory.appendingPathComponent(file.name)
+            let expected = try? String(contentsOf: url, encoding: .utf8)
+            if Self.isRecording || expected == nil {
+                try file.contents.write(to: url, atomically: true, encoding: .utf8)
+                if expected == nil { Issue.record("recorded missing reference \(name)/\(file.name); review and commit it") }
+                continue
+            }
+            #expect(file.contents == expected, "\(name)/\(file.name) differs from the reference:\n\(Self.firstDifference(file.contents, expected!))")
+        }
     }
 
     @Test(arguments: models)

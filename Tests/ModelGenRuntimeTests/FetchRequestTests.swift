@@ -3,8 +3,8 @@ import Testing
 
 @_spi(Generated) @testable import ModelGenRuntime
 
-/// SCENARIOS.md's `Ship`, written the way the generator will write it.
-final class Ship: ManagedObject {
+/// SCENARIOS.md's `SampleShip`, written the way the generator will write it.
+final class SampleShip: ManagedObject {
     static let entity = EntityDescription(
         name: "Ship", table: "ship", entityID: 1,
         attributes: [
@@ -30,9 +30,9 @@ final class Ship: ManagedObject {
     override class var entityDescription: EntityDescription { entity }
     override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
-        case \Ship.name: 0
-        case \Ship.universe: 1
-        case \Ship.crew: 2
+        case \SampleShip.name: 0
+        case \SampleShip.universe: 1
+        case \SampleShip.crew: 2
         default: nil
         }
     }
@@ -84,10 +84,10 @@ final class Ship: ManagedObject {
 
     static func seeded() throws -> ObjectContext {
         let store = try PersistentStore(
-            path: ":memory:", model: .init(name: "Ships", sqliteDDL: ddl, schemaHash: "ships", entities: [Ship.entity]))
+            path: ":memory:", model: .init(name: "Ships", sqliteDDL: ddl, schemaHash: "ships", entities: [SampleShip.entity]))
         let context = store.newContext()
         for (name, universe, crew) in fleet {
-            let ship = context.insert(Ship.self)
+            let ship = context.insert(SampleShip.self)
             ship.name = name
             ship.universe = universe
             ship.crew = crew
@@ -96,20 +96,20 @@ final class Ship: ManagedObject {
         return store.newContext()
     }
 
-    static func names(_ ships: [Ship]) -> [String] { ships.map { $0.name ?? "nil" }.sorted() }
+    static func names(_ ships: [SampleShip]) -> [String] { ships.map { $0.name ?? "nil" }.sorted() }
 
     /// SCENARIOS.md §5: each predicate as a format string and as a typed predicate, same rows.
-    static var scenarioPairs: [(String, [Any?], ObjectPredicate<Ship>)] {
+    static var scenarioPairs: [(String, [Any?], ObjectPredicate<SampleShip>)] {
         [
-        ("universe == \"Star Wars\"", [], \Ship.universe == "Star Wars"),
-        ("universe == %@", ["Star Wars"], \Ship.universe == "Star Wars"),
-        ("name < \"F\"", [], \Ship.name < "F"),
-        ("universe IN %@", [["Star Wars", "Firefly", "Pastry"]], .keyPath(\Ship.universe, in: ["Star Wars", "Firefly", "Pastry"])),
-        ("name BEGINSWITH \"E\"", [], .beginsWith(\Ship.name, "E")),
-        ("name BEGINSWITH[c] \"e\"", [], .beginsWith(\Ship.name, "e", caseInsensitive: true)),
-        ("NOT name BEGINSWITH[c] \"e\"", [], !.beginsWith(\Ship.name, "e", caseInsensitive: true)),
+        ("universe == \"Star Wars\"", [], \SampleShip.universe == "Star Wars"),
+        ("universe == %@", ["Star Wars"], \SampleShip.universe == "Star Wars"),
+        ("name < \"F\"", [], \SampleShip.name < "F"),
+        ("universe IN %@", [["Star Wars", "Firefly", "Pastry"]], .keyPath(\SampleShip.universe, in: ["Star Wars", "Firefly", "Pastry"])),
+        ("name BEGINSWITH \"E\"", [], .beginsWith(\SampleShip.name, "E")),
+        ("name BEGINSWITH[c] \"e\"", [], .beginsWith(\SampleShip.name, "e", caseInsensitive: true)),
+        ("NOT name BEGINSWITH[c] \"e\"", [], !.beginsWith(\SampleShip.name, "e", caseInsensitive: true)),
         ("universe == %@ AND name BEGINSWITH %@ AND crew > %d", ["Star Wars", "E", 5],
-         \Ship.universe == "Star Wars" && .beginsWith(\Ship.name, "E") && \Ship.crew > 5),
+         \SampleShip.universe == "Star Wars" && .beginsWith(\SampleShip.name, "E") && \SampleShip.crew > 5),
         ]
     }
 
@@ -117,7 +117,7 @@ final class Ship: ManagedObject {
     func formatStringsAndTypedPredicatesAgree(_ index: Int) throws {
         let (format, arguments, typed) = Self.scenarioPairs[index]
         let context = try Self.seeded()
-        let parsed = try ObjectPredicate<Ship>(format: format, arguments: arguments)
+        let parsed = try ObjectPredicate<SampleShip>(format: format, arguments: arguments)
         let fromFormat = try context.fetch(FetchRequest(predicate: parsed))
         let fromTyped = try context.fetch(FetchRequest(predicate: typed))
         #expect(Self.names(fromFormat) == Self.names(fromTyped), "\(format)")
@@ -140,31 +140,31 @@ final class Ship: ManagedObject {
 
     @Test func diacriticInsensitiveComparisonsAreEvaluatedExactly() throws {
         let context = try Self.seeded()
-        let ships = try context.fetch(FetchRequest(predicate: try ObjectPredicate<Ship>(format: "name BEGINSWITH[cd] %@", "e")))
+        let ships = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name BEGINSWITH[cd] %@", "e")))
         #expect(Self.names(ships) == ["Enterprise", "Event Horizon", "Executor", "éclair", "Éole"].sorted())
-        let like = try context.fetch(FetchRequest(predicate: try ObjectPredicate<Ship>(format: "name LIKE[c] %@", "*e?")))
+        let like = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name LIKE[c] %@", "*e?")))
         #expect(Self.names(like) == ["Voyager"])
-        let matches = try context.fetch(FetchRequest(predicate: try ObjectPredicate<Ship>(format: "name MATCHES %@", "[A-Z][a-z]+")))
+        let matches = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name MATCHES %@", "[A-Z][a-z]+")))
         #expect(Self.names(matches) == ["Defiant", "Enterprise", "Executor", "Galactica", "Serenity", "Voyager"])
     }
 
     @Test func sortLimitOffsetAndCount() throws {
         let context = try Self.seeded()
-        let request = FetchRequest<Ship>(
-            predicate: \Ship.crew >= 4, sortDescriptors: [ObjectSortDescriptor(\Ship.crew, ascending: false)], fetchLimit: 3, fetchOffset: 1)
+        let request = FetchRequest<SampleShip>(
+            predicate: \SampleShip.crew >= 4, sortDescriptors: [ObjectSortDescriptor(\SampleShip.crew, ascending: false)], fetchLimit: 3, fetchOffset: 1)
         #expect(try context.fetch(request).map(\.crew) == [5000, 430, 141])
         #expect(try context.count(request) == 3)
-        #expect(try context.count(FetchRequest<Ship>(predicate: \Ship.crew >= 4)) == 8)
-        let byName = FetchRequest<Ship>(sortDescriptors: [try ObjectSortDescriptor(key: "name", caseInsensitive: true)], fetchLimit: 3)
+        #expect(try context.count(FetchRequest<SampleShip>(predicate: \SampleShip.crew >= 4)) == 8)
+        let byName = FetchRequest<SampleShip>(sortDescriptors: [try ObjectSortDescriptor(key: "name", caseInsensitive: true)], fetchLimit: 3)
         #expect(try context.fetch(byName).map { $0.name ?? "nil" } == ["nil", "Defiant", "Enterprise"])
     }
 
     @Test func fetchesSeeUnsavedInsertsChangesAndDeletes() throws {
         let context = try Self.seeded()
-        let wars = FetchRequest<Ship>(predicate: \Ship.universe == "Star Wars", sortDescriptors: [ObjectSortDescriptor(\Ship.crew)])
+        let wars = FetchRequest<SampleShip>(predicate: \SampleShip.universe == "Star Wars", sortDescriptors: [ObjectSortDescriptor(\SampleShip.crew)])
         let before = try context.fetch(wars)
         #expect(before.map(\.crew) == [0, 4, 279_144])
-        let newShip = context.insert(Ship.self)
+        let newShip = context.insert(SampleShip.self)
         newShip.name = "X-wing"
         newShip.universe = "Star Wars"
         newShip.crew = 1
@@ -179,10 +179,10 @@ final class Ship: ManagedObject {
     @Test func hostileStringsAreBoundAsValues() throws {
         let context = try Self.seeded()
         for hostile in ["x' OR '1'='1", "\"; DROP TABLE ship; --", "%", "_", "\u{0}", "'); DELETE FROM ship; --"] {
-            #expect(try context.fetch(FetchRequest(predicate: try ObjectPredicate<Ship>(format: "name == %@", hostile))).isEmpty)
-            #expect(try context.fetch(FetchRequest(predicate: .beginsWith(\Ship.name, hostile))).isEmpty)
+            #expect(try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name == %@", hostile))).isEmpty)
+            #expect(try context.fetch(FetchRequest(predicate: .beginsWith(\SampleShip.name, hostile))).isEmpty)
         }
-        #expect(try context.count(FetchRequest<Ship>()) == Self.fleet.count)
+        #expect(try context.count(FetchRequest<SampleShip>()) == Self.fleet.count)
     }
 
     @Test func badPredicatesThrowWithStableCodes() throws {
@@ -192,14 +192,14 @@ final class Ship: ManagedObject {
                 return nil
             } catch { return (error as? DatabaseError)?.code }
         }
-        #expect(code { _ = try ObjectPredicate<Ship>(format: "size > 3") } == .unknownKey)
-        #expect(code { _ = try ObjectPredicate<Ship>(format: "%K BEGINSWITH %@", "colour", "x") } == .unknownKey)
-        #expect(code { _ = try ObjectPredicate<Ship>(format: "crew == %@", "many") } == .wrongType)
-        #expect(code { _ = try ObjectPredicate<Ship>(format: "crew BEGINSWITH %@", "1") } == .wrongType)
-        #expect(code { _ = try ObjectPredicate<Ship>(format: "name == ") } == .predicate)
-        #expect(code { _ = try ObjectPredicate<Ship>(format: "captain.name == %@", "Kirk") } == .predicate)
-        #expect(code { _ = try ObjectSortDescriptor<Ship>(key: "size") } == .unknownKey)
-        let generic = try ObjectPredicate<Ship>(format: "%K BEGINSWITH[c] %@", "universe", "star")
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "size > 3") } == .unknownKey)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "%K BEGINSWITH %@", "colour", "x") } == .unknownKey)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "crew == %@", "many") } == .wrongType)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "crew BEGINSWITH %@", "1") } == .wrongType)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "name == ") } == .predicate)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "captain.name == %@", "Kirk") } == .predicate)
+        #expect(code { _ = try ObjectSortDescriptor<SampleShip>(key: "size") } == .unknownKey)
+        let generic = try ObjectPredicate<SampleShip>(format: "%K BEGINSWITH[c] %@", "universe", "star")
         #expect(try Self.seeded().count(FetchRequest(predicate: generic)) == 6)
     }
 }

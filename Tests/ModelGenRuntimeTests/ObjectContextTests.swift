@@ -3,9 +3,9 @@ import Testing
 
 @_spi(Generated) @testable import ModelGenRuntime
 
-/// A class written the way the generator will write it for PersonData's `Person`
+/// A class written the way the generator will write it for PersonData's `SamplePerson`
 /// (`name` String optional, `ssn` Integer 16 required with default 0).
-final class Person: ManagedObject {
+final class SamplePerson: ManagedObject {
     static let entity = EntityDescription(
         name: "Person", table: "person", entityID: 1,
         attributes: [
@@ -63,13 +63,13 @@ final class Person: ManagedObject {
     override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
         switch slot {
         case 0:
-            guard value == nil || value is String else { throw DatabaseError(.wrongType, "name takes a String", entity: "Person", property: "name") }
+            guard value == nil || value is String else { throw DatabaseError(.wrongType, "name takes a String", entity: "SamplePerson", property: "name") }
             name = value as? String
         case 1:
-            guard let number = value as? Int16 else { throw DatabaseError(.wrongType, "ssn takes an Int16", entity: "Person", property: "ssn") }
+            guard let number = value as? Int16 else { throw DatabaseError(.wrongType, "ssn takes an Int16", entity: "SamplePerson", property: "ssn") }
             ssn = number
         default:
-            throw DatabaseError(.unknownKey, "Person has no property at slot \(slot)", entity: "Person")
+            throw DatabaseError(.unknownKey, "SamplePerson has no property at slot \(slot)", entity: "SamplePerson")
         }
     }
 }
@@ -103,7 +103,7 @@ final class Badge: ManagedObject {
     static func personModel() throws -> PersistentStore.Model {
         let ddl = try String(contentsOf: referenceDDL, encoding: .utf8)
         let hash = try #require(ddl.firstMatch(of: /'schema_hash', '([0-9a-f]{64})'/)?.1)
-        return PersistentStore.Model(name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [Person.entity])
+        return PersistentStore.Model(name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [SamplePerson.entity])
     }
 
     func withStorePath(_ body: (String) throws -> Void) throws {
@@ -118,30 +118,30 @@ final class Badge: ManagedObject {
             let model = try Self.personModel()
             do {
                 let context = try PersistentStore(path: path, model: model).newContext()
-                let ada = context.insert(Person.self)
+                let ada = context.insert(SamplePerson.self)
                 ada.name = "Ada"
                 ada.ssn = 12
-                let anonymous = context.insert(Person.self)
+                let anonymous = context.insert(SamplePerson.self)
                 #expect(ada.objectID.isTemporary)
                 #expect(context.hasChanges)
                 try context.save()
                 #expect(!context.hasChanges)
                 #expect(!ada.objectID.isTemporary)
                 #expect(anonymous.ssn == 0 && anonymous.name == nil)
-                let fetched = try context.fetchAll(Person.self)
+                let fetched = try context.fetchAll(SamplePerson.self)
                 #expect(fetched.count == 2)
                 #expect(fetched[0] === ada, "one object per row in a context")
             }
             let store = try PersistentStore(path: path, model: model)
             let context = store.newContext()
-            let people = try context.fetchAll(Person.self)
+            let people = try context.fetchAll(SamplePerson.self)
             #expect(people.map(\.name) == ["Ada", nil])
             #expect(people.map(\.ssn) == [12, 0])
             people[0].name = "Ada Lovelace"
             context.delete(people[1])
             try context.save()
             let other = store.newContext()
-            #expect(try other.fetchAll(Person.self).map(\.name) == ["Ada Lovelace"])
+            #expect(try other.fetchAll(SamplePerson.self).map(\.name) == ["Ada Lovelace"])
         }
     }
 
@@ -169,27 +169,27 @@ final class Badge: ManagedObject {
     @Test func rollbackForgetsUnsavedWork() throws {
         let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
         let context = store.newContext()
-        let person = context.insert(Person.self)
+        let person = context.insert(SamplePerson.self)
         person.name = "Grace"
         try context.save()
         person.name = "Changed"
-        _ = context.insert(Person.self)
+        _ = context.insert(SamplePerson.self)
         #expect(context.hasChanges)
         context.rollback()
         #expect(!context.hasChanges)
         #expect(person.name == "Grace")
-        #expect(try context.fetchAll(Person.self).count == 1)
+        #expect(try context.fetchAll(SamplePerson.self).count == 1)
     }
 
     @Test func aStaleUpdateIsDetected() throws {
         try withStorePath { path in
             let store = try PersistentStore(path: path, model: try Self.personModel())
             let first = store.newContext()
-            first.insert(Person.self).name = "Ada"
+            first.insert(SamplePerson.self).name = "Ada"
             try first.save()
             let second = store.newContext()
-            let mine = try first.fetchAll(Person.self)[0]
-            let theirs = try second.fetchAll(Person.self)[0]
+            let mine = try first.fetchAll(SamplePerson.self)[0]
+            let theirs = try second.fetchAll(SamplePerson.self)[0]
             theirs.ssn = 7
             try second.save()
             mine.ssn = 9
@@ -217,7 +217,7 @@ final class Badge: ManagedObject {
     @Test func keysReachPropertiesAndBadKeysOrTypesThrow() throws {
         let store = try PersistentStore(path: ":memory:", model: try ObjectContextTests.personModel())
         let context = store.newContext()
-        let person = context.insert(Person.self)
+        let person = context.insert(SamplePerson.self)
         try person.setValue("Ada", forKey: "name")
         try person.setValue(Int16(36), forKey: "ssn")
         #expect(try person.value(forKey: "name") as? String == "Ada")
@@ -234,6 +234,6 @@ final class Badge: ManagedObject {
         try context.save()
         try person.setValue(nil, forKey: "name")
         try context.save()
-        #expect(try store.newContext().fetchAll(Person.self).first?.name == nil)
+        #expect(try store.newContext().fetchAll(SamplePerson.self).first?.name == nil)
     }
 }

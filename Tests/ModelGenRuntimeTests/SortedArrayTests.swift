@@ -3,7 +3,7 @@ import Testing
 @testable import ModelGenRuntime
 
 @Suite struct SortedArrayTests {
-    struct Person: Equatable {
+    struct SamplePerson: Equatable {
         var last: String
         var first: String
     }
@@ -24,14 +24,14 @@ import Testing
 
     @Test func equalKeysKeepInsertionOrder() {
         let people = [
-            Person(last: "Smith", first: "Ann"), Person(last: "Doe", first: "Jo"), Person(last: "Smith", first: "Bob"),
+            SamplePerson(last: "Smith", first: "Ann"), SamplePerson(last: "Doe", first: "Jo"), SamplePerson(last: "Smith", first: "Bob"),
         ]
         var sorted = SortedArray(people, by: { $0.last < $1.last })
         #expect(sorted.map(\.first) == ["Jo", "Ann", "Bob"])
-        sorted.insert(Person(last: "Smith", first: "Cy"))
+        sorted.insert(SamplePerson(last: "Smith", first: "Cy"))
         #expect(sorted.map(\.first) == ["Jo", "Ann", "Bob", "Cy"])
-        #expect(sorted.equalRange(of: Person(last: "Smith", first: "")) == 1..<4)
-        #expect(sorted.firstIndex(of: Person(last: "Smith", first: "Bob")) == 2)
+        #expect(sorted.equalRange(of: SamplePerson(last: "Smith", first: "")) == 1..<4)
+        #expect(sorted.firstIndex(of: SamplePerson(last: "Smith", first: "Bob")) == 2)
     }
 
     @Test func matchesAReferenceSortOnRandomOperations() {

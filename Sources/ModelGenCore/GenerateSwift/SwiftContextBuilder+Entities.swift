@@ -52,6 +52,7 @@ extension SwiftContextBuilder {
             "isClass": .bool(!isCategory),
             "isCategory": .bool(isCategory),
             "isAbstract": .bool(entity.isAbstract),
+            "isRoot": .bool(entity.parent.flatMap { classNames[$0] } == nil),
             "entityID": .number(Double(mapping.entityID)),
             "fetchedEntityIDs": .string("[" + fetchedIDs.joined(separator: ", ") + "]"),
             "table": .string(SwiftNames.literal(mapping.table)),
@@ -125,8 +126,14 @@ extension SwiftContextBuilder {
     /// Transient attributes of entity `index`: plain stored properties, never saved.
     private func transientContexts(_ index: Int) -> [MustacheValue] {
         model.entities[index].attributes.filter(\.isTransient).map { attribute in
-            let type = SwiftValueType(attribute.type).map { typeName($0.swiftName) + "?" } ?? "Any?"
-            return .object(["name": .string(Self.propertyName(attribute.name)), "type": .string(type)])
+            let wrapped = SwiftValueType(attribute.type).map { typeName($0.swiftName) }
+            let key = SwiftNames.literal(attribute.name)
+            return .object([
+                "name": .string(Self.propertyName(attribute.name)),
+                "key": .string(key),
+                "type": .string(wrapped.map { $0 + "?" } ?? "Any?"),
+                "getter": .string("transientValue(forKey: \(key))" + (wrapped.map { " as? " + $0 } ?? "")),
+            ])
         }
     }
 

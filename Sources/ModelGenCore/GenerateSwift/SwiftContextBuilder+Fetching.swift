@@ -2,14 +2,14 @@ import Mustache
 import PredicateSyntax
 
 extension SwiftContextBuilder {
-    /// One `find(…)` per uniqueness constraint made of comparable stored attributes (signatures
-    /// that repeat are written once).
+    /// One `find(…)` per uniqueness constraint of the entity itself made of comparable stored
+    /// attributes (signatures that repeat are written once; sub-entities inherit their parent's).
     func findContexts(_ index: Int, className: String) -> [MustacheValue] {
         let attributes = storedAttributes[index] ?? []
         var seen: Set<String> = []
         var result: [MustacheValue] = []
-        for declaring in lineage(index) {
-            for constraint in model.entities[declaring].uniquenessConstraints {
+        do {
+            for constraint in model.entities[index].uniquenessConstraints {
                 var parameters: [String] = []
                 var terms: [String] = []
                 var signature: [String] = []
@@ -60,11 +60,12 @@ extension SwiftContextBuilder {
         return result
     }
 
-    /// An instance method per fetched property whose destination is generated.
+    /// An instance method per fetched property of the entity itself whose destination is
+    /// generated (sub-entities inherit their parent's).
     func fetchedPropertyContexts(_ index: Int) -> [MustacheValue] {
         var result: [MustacheValue] = []
-        for declaring in lineage(index) {
-            for property in model.entities[declaring].fetchedProperties {
+        do {
+            for property in model.entities[index].fetchedProperties {
                 guard let destination = property.request.entity, let destinationClass = classNames[destination] else { continue }
                 result.append(
                     .object([

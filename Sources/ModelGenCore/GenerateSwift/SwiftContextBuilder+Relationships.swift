@@ -55,8 +55,13 @@ extension SwiftContextBuilder {
             return ".inverseForeignKey(column: \(SwiftNames.literal(column.name)), position: \(position.map { SwiftNames.literal($0.name) } ?? "nil"))"
         }
         for join in schema.tables where join.kind == .join && join.columns.count >= 2 {
-            let links = join.columns.filter { $0.role == .join }
+            var links = join.columns.filter { $0.role == .join }
             guard links.count == 2 else { continue }
+            // The owner's column is named after the entity declaring the owning relationship.
+            let ownerName = links[0].source.map { String($0.prefix { $0 != "." }) } ?? ""
+            if links[1].name == SQLNaming.fitted(SQLNaming.snakeCase(ownerName) + "_pk") && links[0].name != links[1].name {
+                links.swapAt(0, 1)
+            }
             if links[0].source == source {
                 let position = join.columns.first { $0.role == .position && $0.source == source }
                 return joinStorage(join.name, links[0].name, links[1].name, position?.name)
@@ -96,8 +101,9 @@ extension SwiftContextBuilder {
             case .noAction: ".noAction"
             }
         let counts =
-            (relationship.minCount > 0 ? ", minCount: \(relationship.minCount)" : "")
-            + (relationship.maxCount > 0 ? ", maxCount: \(relationship.maxCount)" : "")
+            !relationship.isToMany ? ""
+            : (relationship.minCount > 0 ? ", minCount: \(relationship.minCount)" : "")
+                + (relationship.maxCount > 0 ? ", maxCount: \(relationship.maxCount)" : "")
         let description =
             "RelationshipDescription(name: \(SwiftNames.literal(relationship.name)), destinationEntityID: \(mappings[model.entities[planned.destination].name]?.entityID ?? 0), inverse: \(inverseIndex.map(String.init) ?? "nil"), isToMany: \(relationship.isToMany), isOrdered: \(relationship.isOrdered), isOptional: \(relationship.isOptional)\(counts), deletionRule: \(rule), storage: \(planned.storage))"
         let capitalized = SwiftNames.capitalized(relationship.name)
@@ -114,7 +120,9 @@ extension SwiftContextBuilder {
             "addName": .string(SwiftNames.identifier("addTo" + capitalized)),
             "removeName": .string(SwiftNames.identifier("removeFrom" + capitalized)),
             "arrayName": .string(SwiftNames.identifier(relationship.name + "Array")),
-            "sortDescriptors": .string(sortDescriptors(planned)),
+            "sortDescriptors": .string(sortDescriptors(planned).code),
+            "sortDescription": .string(sortDescriptors(planned).description),
+            "rawName": .string(relationship.name),
             "description": .string(description),
         ])
     }
@@ -122,12 +130,13 @@ extension SwiftContextBuilder {
     /// The sort descriptors of a to-many's sorted wrapper: the relationship's `modelgen.sortKey`,
     /// else the destination's `modelgen.defaultSortKey`, else none (insertion order). A key that
     /// is not a comparable stored attribute of the destination is left out.
-    private func sortDescriptors(_ planned: PlannedRelationship) -> String {
+    private func sortDescriptors(_ planned: PlannedRelationship) -> (code: String, description: String) {
         let destination = model.entities[planned.destination]
         let spec = planned.relationship.userInfo["modelgen.sortKey"] ?? destination.userInfo["modelgen.defaultSortKey"] ?? ""
         let className = classNames[planned.destination] ?? ""
         let attributes = storedAttributes[planned.destination] ?? []
         var descriptors: [String] = []
+        var described: [String] = []
         for part in spec.split(separator: ",") {
             var key = String(part).trimmingCharacters(in: " \t")
             var ascending = true
@@ -139,7 +148,9 @@ extension SwiftContextBuilder {
             }
             guard attributes.contains(where: { $0.member == nil && $0.attribute.name == key && $0.valueType.isComparable }) else { continue }
             descriptors.append("ObjectSortDescriptor(\\\(className).\(Self.propertyName(key))\(ascending ? "" : ", ascending: false"))")
+            described.append("`\(key)`" + (ascending ? "" : " descending"))
         }
-        return "[" + descriptors.joined(separator: ", ") + "]"
+        let description = described.isEmpty ? "insertion order" : described.joined(separator: ", then ")
+        return ("[" + descriptors.joined(separator: ", ") + "]", description)
     }
 }

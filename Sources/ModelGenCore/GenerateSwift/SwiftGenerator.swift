@@ -17,7 +17,7 @@ public struct GeneratedFile: Sendable, Equatable {
 /// file of the same name (`entity.mustache`, …) in `templatesDirectory`.
 public struct SwiftGenerator: Sendable {
     /// The template names; `entity` and `model` are rendered, the others are partials.
-    public static let templateNames = ["entity", "storage", "description", "properties", "overrides", "helpers", "model"]
+    public static let templateNames = ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"]
 
     public var options: SwiftGenerationOptions
     /// Template sources by name (built-in ones, with overrides applied).
@@ -38,6 +38,7 @@ public struct SwiftGenerator: Sendable {
             "description": String(decoding: PackageResources.description_mustache, as: UTF8.self),
             "properties": String(decoding: PackageResources.properties_mustache, as: UTF8.self),
             "overrides": String(decoding: PackageResources.overrides_mustache, as: UTF8.self),
+            "initializer": String(decoding: PackageResources.initializer_mustache, as: UTF8.self),
             "helpers": String(decoding: PackageResources.helpers_mustache, as: UTF8.self),
             "model": String(decoding: PackageResources.model_mustache, as: UTF8.self),
         ]

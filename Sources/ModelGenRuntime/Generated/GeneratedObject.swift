@@ -10,3 +10,36 @@ public protocol GeneratedEntity: ManagedObject {
     @_spi(Generated) static var modelGenEntity: EntityDescription { get }
     @_spi(Generated) static func modelGenSlot(for keyPath: AnyKeyPath) -> Int?
 }
+
+/// The typed fetch helpers of every generated entity class (the root of each hierarchy conforms;
+/// sub-entity classes inherit them, typed for themselves).
+///
+/// ```swift
+/// let smiths = try Student.fetch(in: context, where: \.lastName == "Smith", sortedBy: [ObjectSortDescriptor(\.firstName)])
+/// ```
+public protocol FetchableObject: ManagedObject {}
+
+extension FetchableObject {
+    /// A request for objects of this class (and its sub-entities).
+    public static func fetchRequest() -> FetchRequest<Self> { FetchRequest() }
+
+    /// The objects that match `predicate`, in the order given.
+    public static func fetch(
+        in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil, sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = [],
+        limit: Int? = nil
+    ) throws(DatabaseError) -> [Self] {
+        try context.fetch(FetchRequest(predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit))
+    }
+
+    /// How many objects match `predicate`.
+    public static func count(in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil) throws(DatabaseError) -> Int {
+        try context.count(FetchRequest<Self>(predicate: predicate))
+    }
+
+    /// The first object that matches `predicate` in the order given.
+    public static func first(
+        in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil, sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = []
+    ) throws(DatabaseError) -> Self? {
+        try context.fetch(FetchRequest(predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: 1)).first
+    }
+}

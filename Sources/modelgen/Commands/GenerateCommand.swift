@@ -16,7 +16,7 @@ struct GenerateCommand: Command {
         OPTIONS:
           --output <directory>        Where to write the files (created if missing)
           --templates <directory>     Templates that replace built-in ones by file name
-                                      (entity, storage, description, properties, overrides,
+                                      (entity, storage, description, properties, overrides, initializer,
                                       helpers, model; each <name>.mustache)
           --access <level>            public | internal (default: public)
           --sql                       Also write <Model>.sqlite.sql and <Model>.postgres.sql
