@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+@testable import ModelGenCore
+
+/// The generated Swift of every model version in the corpus type-checks against ModelGenRuntime
+/// in Swift 6 mode with no error and no warning (`swiftc -typecheck`, one model per invocation,
+/// two at a time).
+@Suite struct GeneratedSwiftCorpusTests {
+    /// Where `swift build` put the runtime's module (the tests run after the build).
+    static let modulesDirectory = TestPaths.packageRoot.appendingPathComponent(".build/debug/Modules")
+
+    static func swiftc() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/swiftc"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Writes the generated files of `contents` (a model version) into `directory`, plus the
+    /// classes a user writes for `category` entities, as the generated comment shows them.
+    static func generate(_ contents: URL, into directory: URL) throws -> [URL] {
+        let engine = DiagnosticEngine()
+        let bytes = try [UInt8](Data(contentsOf: contents))
+        var model = try #require(FrontEnd().run(SourceFile(path: contents.path, bytes: bytes), diagnostics: engine))
+        let versionName = contents.deletingLastPathComponent().deletingPathExtension().lastPathComponent
+        model.modelName = versionName
+        model.versionName = versionName
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine), "\(engine.sorted.map(\.rendered))")
+        let options = SwiftGenerationOptions(access: .public, sourceName: versionName + ".xcdatamodel")
+        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var urls: [URL] = []
+        var userClasses = "import ModelGenRuntime\n"
+        for file in files {
+            let url = directory.appendingPathComponent(file.name)
+            try file.contents.write(to: url, atomically: true, encoding: .utf8)
+            urls.append(url)
+            if let match = file.contents.firstMatch(of: /\/\/ `(public final class [^`]+)`/) { userClasses += match.1 + "\n" }
+        }
+        let stubs = directory.appendingPathComponent("_UserClasses.swift")
+        try userClasses.write(to: stubs, atomically: true, encoding: .utf8)
+        return urls + [stubs]
+    }
+
+    @Test func everyCorpusVersionTypeChecksWithoutWarnings() throws {
+        guard TestPaths.sharedFolder("corpus") != nil else { return }
+        let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
+        try #require(
+            FileManager.default.fileExists(atPath: Self.modulesDirectory.appendingPathComponent("ModelGenRuntime.swiftmodule").path),
+            "build ModelGenRuntime first (swift build)")
+        let versions = CorpusTests.contentsFiles
+        #expect(versions.count >= 110)
+        let root = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var jobs: [(String, [URL])] = []
+        for (number, contents) in versions.enumerated() {
+            jobs.append((contents.path, try Self.generate(contents, into: root.appendingPathComponent("\(number)"))))
+        }
+        let results = Results(count: jobs.count)
+        let work = jobs.map { job in job.1.map(\.path) }
+        let csqlite = TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            for index in stride(from: worker, to: work.count, by: 2) {
+                let arguments = ["-typecheck", "-swift-version", "6", "-I", Self.modulesDirectory.path, "-I", csqlite] + work[index]
+                results.set(index, Result { try Subprocess.run(swiftc, arguments) })
+            }
+        }
+        var clean = 0
+        for (index, job) in jobs.enumerated() {
+            switch results.value(index) {
+            case .success(let output)?:
+                let diagnostics = (output.stdout + output.stderr).split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+                #expect(output.status == 0 && diagnostics.isEmpty, "\(job.0):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
+                if output.status == 0 && diagnostics.isEmpty { clean += 1 }
+            case .failure(let error)?:
+                Issue.record("\(job.0): \(error)")
+            case nil:
+                Issue.record("\(job.0): not run")
+            }
+        }
+        print("generated Swift: \(clean) of \(jobs.count) corpus model versions type-check with no error or warning")
+    }
+}
+
+/// Results written by concurrent workers.
+private final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Result<Subprocess.Output, any Error>?]
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Result<Subprocess.Output, any Error>) {
+        lock.lock()
+        values[index] = value
+        lock.unlock()
+    }
+
+    func value(_ index: Int) -> Result<Subprocess.Output, any Error>? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[index]
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@testable import ModelGenRuntime
+
+/// The generated API of `Models/Library` beyond relationships: validation on save, the
+/// convenience initializers, `find`, fetch request templates, fetched properties, composite,
+/// transient and category entities, dynamic access.
+@Suite struct LibraryGeneratedAPITests {
+    typealias Store = LibraryRelationshipTests
+
+    @Test func validationRefusesEachBrokenRuleAndStoresNothing() throws {
+        try Store.withStore { store, path in
+            let cases: [(String, (ObjectContext) -> Void)] = [
+                ("title", { context in _ = context.insert(Book.self) }),  // required, never set
+                ("title", { context in _ = Book(in: context, title: "") }),  // shorter than 1
+                ("title", { context in _ = Book(in: context, title: String(repeating: "x", count: 201)) }),  // longer than 200
+                ("isbn", { context in Book(in: context, title: "T").isbn = "12-34" }),  // pattern
+                ("year", { context in Book(in: context, title: "T").year = 1200 }),  // below 1450
+                ("pages", { context in Book(in: context, title: "T").pages = -1 }),  // below 0
+                ("email", { context in _ = Member(in: context, email: "no at sign", name: "N") }),  // pattern
+                ("member", { context in  // required to-one never set
+                    let loan = Loan(in: context, due: Date())
+                    loan.item = Book(in: context, title: "T")
+                }),
+            ]
+            for (property, make) in cases {
+                let context = store.newContext()
+                _ = Book(in: context, title: "Valid")
+                make(context)
+                let error = try #require(throws: DatabaseError.self) { try context.save() }
+                #expect(error.code == .validation, "\(property): \(error)")
+                #expect(error.property == property, "\(error)")
+                #expect(try Store.rows(path, #"SELECT count(*) FROM "media""#) == [["0"]], "nothing of a failed save is stored")
+            }
+        }
+    }
+
+    @Test func aFailedSaveKeepsTheContextsChangesAndSucceedsOnceFixed() throws {
+        try Store.withStore { store, path in
+            let context = store.newContext()
+            let good = Book(in: context, title: "Good")
+            let bad = Book(in: context, title: "Bad")
+            bad.isbn = "not digits"
+            #expect(throws: DatabaseError.self) { try context.save() }
+            #expect(context.hasChanges)
+            #expect(good.objectID.isTemporary)
+            bad.isbn = "9780131103627"
+            try context.save()
+            #expect(!context.hasChanges)
+            #expect(try Store.rows(path, #"SELECT "title", "isbn" FROM "media" ORDER BY "title""#) == [["Bad", "9780131103627"], ["Good", "NULL"]])
+        }
+    }
+
+    @Test func findTemplatesAndFetchedProperties() throws {
+        try Store.withStore { store, _ in
+            let context = store.newContext()
+            let ada = Author(in: context, name: "Ada")
+            for (title, pages) in [("Analytical", 420), ("Notes", 120), ("analysis", 310)] {
+                let book = Book(in: context, title: title)
+                book.pages = Int32(pages)
+                ada.addToBooks(book)
+            }
+            try context.save()
+            #expect(try Author.find(name: "Ada", in: context) === ada)
+            #expect(try Author.find(name: "Bob", in: context) == nil)
+            let matches = try Book.fetchBooksByPrefix(MIN_PAGES: 300, PREFIX: "ANAL", in: context)
+            #expect(Set(matches.map(\.title)) == ["Analytical", "analysis"])
+            #expect(Set(try ada.longBooks().map(\.title)) == ["Analytical", "analysis"])
+            #expect(ada.booksArray.map(\.title) == ["Analytical", "Notes", "analysis"])  // -year (all nil), then title
+        }
+    }
+
+    @Test func compositeTransientAndCategoryEntities() throws {
+        try Store.withStore { store, path in
+            let context = store.newContext()
+            let member = Member(in: context, email: "m@x", name: "M")
+            member.location = Address(city: "Oslo", street: nil)
+            member.displayName = "Shown only"
+            let note = context.insert(Note.self)
+            note.text = "remember"
+            note.created = Date(timeIntervalSinceReferenceDate: 60)
+            try context.save()
+            #expect(try Store.rows(path, #"SELECT "location_city", "location_street" FROM "member""#) == [["Oslo", "NULL"]])
+            #expect(try Store.rows(path, #"SELECT "text", "created" FROM "note""#) == [["remember", "60.0"]])
+
+            let other = store.newContext()
+            let loaded = try #require(try Member.first(in: other))
+            #expect(loaded.location == Address(city: "Oslo", street: nil))
+            #expect(loaded.displayName == nil)
+            let loadedNote = try #require(try Note.first(in: other))
+            #expect(loadedNote.text == "remember")
+            #expect(try loadedNote.value(forKey: "text") as? String == "remember")
+            #expect(try Note.fetch(in: other, where: \Note.text == "remember").count == 1)
+            try loadedNote.setValue("changed", forKey: "text")
+            #expect(throws: DatabaseError.self) { try loadedNote.setValue(3, forKey: "text") }
+            try other.save()
+            #expect(try Store.rows(path, #"SELECT "text" FROM "note""#) == [["changed"]])
+        }
+    }
+
+    @Test func dynamicAccessCoversAttributesAndRelationships() throws {
+        try Store.withStore { store, _ in
+            let context = store.newContext()
+            let book = Book(in: context, title: "T")
+            let author = Author(in: context, name: "A")
+            try book.setValue(Int16(1999), forKey: "year")
+            try book.setValue(500, forKey: "pages")  // an Int that fits Int32
+            try book.setValue([author], forKey: "authors")
+            #expect(book.year == 1999)
+            #expect(book.pages == 500)
+            #expect(author.books == [book])
+            #expect((try book.value(forKey: "authors") as? [ManagedObject])?.count == 1)
+            #expect(throws: DatabaseError.self) { try book.setValue("x", forKey: "pages") }
+            #expect(throws: DatabaseError.self) { try book.setValue(Int64.max, forKey: "pages") }
+            #expect(throws: DatabaseError.self) { try book.setValue(book, forKey: "authors") }
+            let unknown = try #require(throws: DatabaseError.self) { try book.value(forKey: "nope") }
+            #expect(unknown.code == .unknownKey)
+        }
+    }
+}
