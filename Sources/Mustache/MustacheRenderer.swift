@@ -15,6 +15,12 @@ struct MustacheRenderer {
     }
 
     mutating func render(_ nodes: [MustacheTemplate.Node], stack: [MustacheValue], into output: inout String) {
+        var stack = stack
+        render(nodes, stack: &stack, into: &output)
+    }
+
+    /// Renders with `stack` pushed and popped in place (no copy per section item).
+    mutating func render(_ nodes: [MustacheTemplate.Node], stack: inout [MustacheValue], into output: inout String) {
         for node in nodes {
             switch node {
             case .text(let text):
@@ -25,21 +31,27 @@ struct MustacheRenderer {
             case .section(let path, let children, let inverted):
                 let value = Self.lookup(path, in: stack)
                 if inverted {
-                    if !value.isTruthy { render(children, stack: stack, into: &output) }
+                    if !value.isTruthy { render(children, stack: &stack, into: &output) }
                     continue
                 }
                 guard value.isTruthy else { continue }
                 if case .list(let items) = value {
-                    for item in items { render(children, stack: stack + [item], into: &output) }
+                    for item in items {
+                        stack.append(item)
+                        render(children, stack: &stack, into: &output)
+                        stack.removeLast()
+                    }
                 } else {
-                    render(children, stack: stack + [value], into: &output)
+                    stack.append(value)
+                    render(children, stack: &stack, into: &output)
+                    stack.removeLast()
                 }
             case .partial(let name, let indentation):
                 guard depth < Self.maximumDepth, expansionsLeft > 0, let template = partial(name, indentation: indentation)
                 else { continue }
                 expansionsLeft -= 1
                 depth += 1
-                render(template.nodes, stack: stack, into: &output)
+                render(template.nodes, stack: &stack, into: &output)
                 depth -= 1
             }
         }

@@ -6,6 +6,9 @@ let usage = """
     BENCHMARKS:
       frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
                  attributes × 3 relationships) next to libxml2 alone parsing the same bytes
+      generate   the whole generate pipeline (Swift and both SQL dialects) on models of 50, 200
+                 and 2,000 entities next to libxml2 parsing the same bytes, and the time per
+                 entity at 2,000 next to that at 200
       runtime    insert, fetch, update and delete 100,000 objects of a five-attribute entity
                  through ModelGenRuntime next to the raw SQLite C API doing the same work
 
@@ -42,6 +45,9 @@ switch benchmark {
 case "frontend":
     let phases = FrontendBenchmark.run(entities: entities, runs: runs)
     Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, best of \(runs) runs")
+case "generate":
+    let phases = GenerateBenchmark.run(runs: runs)
+    Report.print(phases, json: json, title: "generate: 50, 200 and 2,000 entities × 20 attributes × 3 relationships, best of \(runs) runs (2,000: \(max(3, runs / 3)))")
 case "runtime":
     do {
         let phases = try RuntimeBenchmark.run(objects: 100_000)

@@ -38,3 +38,14 @@ import Testing
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 }
+
+/// The snapshot writer gives the bytes encoding the schema through `DumpEncoder` gives.
+@Suite struct SchemaSnapshotTests {
+    @Test(arguments: CorpusTests.contentsFiles)
+    func directWriterMatchesTheEncoder(_ url: URL) throws {
+        let engine = DiagnosticEngine()
+        let model = try #require(FrontEnd().run(SourceFile(path: url.path, bytes: [UInt8](Data(contentsOf: url))), diagnostics: engine))
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        #expect(SchemaSnapshot.json(schema) == (try DumpValue.from(schema).compactJSON))
+    }
+}

@@ -10,8 +10,8 @@ public struct SQLEmitter: Sendable {
         self.dialect = dialect
     }
 
-    /// The schema as DDL.
-    public func emit(_ schema: RelationalSchema) -> String {
+    /// The schema as DDL; `snapshot` is `SchemaSnapshot.make(schema)` when the caller has it.
+    public func emit(_ schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil) -> String {
         var output = header(schema)
         var created = Set<String>()
         var deferredKeys: [(String, ForeignKey)] = []
@@ -24,7 +24,7 @@ public struct SQLEmitter: Sendable {
         }
         if !schema.indexes.isEmpty { output += "\n" }
         for index in schema.indexes { output += createIndex(index) + "\n" }
-        output += "\n" + metadataRows(schema)
+        output += "\n" + metadataRows(schema, snapshot ?? SchemaSnapshot.make(schema))
         return output
     }
 
@@ -95,15 +95,14 @@ public struct SQLEmitter: Sendable {
     }
 
     /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.
-    private func metadataRows(_ schema: RelationalSchema) -> String {
-        let snapshot = SchemaSnapshot.json(schema)
+    private func metadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value) -> String {
         let rows: [(String, String)] = [
             ("generator", "modelgen \(ModelGenVersion.current)"),
             ("layout", schema.layout),
             ("model", schema.modelName),
             ("model_version", schema.versionName ?? ""),
-            ("schema", snapshot),
-            ("schema_hash", SchemaSnapshot.hash(snapshot)),
+            ("schema", snapshot.json),
+            ("schema_hash", snapshot.hash),
         ]
         let values = rows.map { "    (\(SQLNaming.literal($0.0)), \(SQLNaming.literal($0.1)))" }.joined(separator: ",\n")
         return "INSERT INTO \(SQLNaming.quoted(MetadataTable.name)) (\"key\", \"value\") VALUES\n" + values + ";\n"
@@ -113,13 +112,18 @@ public struct SQLEmitter: Sendable {
 /// The JSON snapshot of a schema stored in `_modelgen_metadata` (the runtime's migrator diffs from
 /// it) and its SHA-256, the model's version hash.
 public enum SchemaSnapshot {
-    public static func json(_ schema: RelationalSchema) -> String {
-        do {
-            return try DumpValue.from(schema).compactJSON
-        } catch {
-            preconditionFailure("a schema always encodes: \(error)")
-        }
+    /// A schema's snapshot and hash, computed once and shared by every output that records them.
+    public struct Value: Sendable {
+        public var json: String
+        public var hash: String
     }
+
+    public static func make(_ schema: RelationalSchema) -> Value {
+        let json = json(schema)
+        return Value(json: json, hash: hash(json))
+    }
+
+    public static func json(_ schema: RelationalSchema) -> String { SchemaJSONWriter.json(schema) }
 
     public static func hash(_ json: String) -> String { SHA256.hex(Array(json.utf8)) }
 }

@@ -36,7 +36,7 @@ extension SwiftContextBuilder {
     }
 
     private func table(of entity: Int) -> Table? {
-        mappings[model.entities[entity].name].flatMap { schema.table(named: $0.table) }
+        mappings[model.entities[entity].name].flatMap { tables[$0.table] }
     }
 
     private func storage(
@@ -44,7 +44,7 @@ extension SwiftContextBuilder {
     ) -> String? {
         let source = "\(owner).\(relationship.name)"
         let inverseSource = inverse.map { "\(model.entities[$0.0].name).\($0.1)" }
-        let ownTable = mappings[owner].flatMap { schema.table(named: $0.table) }
+        let ownTable = mappings[owner].flatMap { tables[$0.table] }
         if let column = ownTable?.columns.first(where: { $0.role == .relationship && $0.source == source }) {
             return ".foreignKey(column: \(SwiftNames.literal(column.name)))"
         }
@@ -54,7 +54,7 @@ extension SwiftContextBuilder {
             let position = target.columns.first { $0.role == .position && $0.source == source }
             return ".inverseForeignKey(column: \(SwiftNames.literal(column.name)), position: \(position.map { SwiftNames.literal($0.name) } ?? "nil"))"
         }
-        for join in schema.tables where join.kind == .join && join.columns.count >= 2 {
+        for join in [joinTables[source], inverseSource.flatMap { joinTables[$0] }].compactMap({ $0 }) {
             var links = join.columns.filter { $0.role == .join }
             guard links.count == 2 else { continue }
             // The owner's column is named after the entity declaring the owning relationship.

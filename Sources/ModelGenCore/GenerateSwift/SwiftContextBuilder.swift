@@ -16,6 +16,13 @@ struct SwiftContextBuilder {
     /// Relationships with storage per entity index, inherited first.
     private(set) var relationships: [Int: [PlannedRelationship]] = [:]
     let mappings: [String: EntityMapping]
+    /// Tables by name.
+    let tables: [String: Table]
+    /// Join tables by the `Entity.relationship` their link columns store.
+    let joinTables: [String: Table]
+    /// Every generated class name, and the model type's name.
+    private(set) var takenNames: Set<String> = []
+    private(set) var modelTypeName = ""
 
     struct StoredAttribute {
         var declaringEntity: Int
@@ -35,7 +42,19 @@ struct SwiftContextBuilder {
         self.schema = schema
         self.options = options
         mappings = Dictionary(schema.entities.map { ($0.entity, $0) }, uniquingKeysWith: { first, _ in first })
+        tables = Dictionary(schema.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var joins: [String: Table] = [:]
+        for table in schema.tables where table.kind == .join {
+            for column in table.columns where column.role == .join {
+                if let source = column.source, joins[source] == nil { joins[source] = table }
+            }
+        }
+        joinTables = joins
         assignClassNames()
+        takenNames = Set(classNames.values)
+        var modelType = SwiftNames.sanitized(model.modelName ?? model.versionName ?? "Generated") + "Model"
+        while takenNames.contains(modelType) { modelType += "_" }
+        modelTypeName = modelType
         for index in model.entities.indices where mappings[model.entities[index].name] != nil {
             storedAttributes[index] = planAttributes(index)
         }
@@ -73,7 +92,7 @@ struct SwiftContextBuilder {
 
     /// The Swift name of a model type (`String`), qualified when a generated class took it.
     func typeName(_ name: String) -> String {
-        guard classNames.values.contains(name) else { return name }
+        guard takenNames.contains(name) else { return name }
         let foundation: Set<String> = ["Date", "Data", "UUID", "URL", "Decimal"]
         return (foundation.contains(name) ? "Foundation." : "Swift.") + name
     }
@@ -96,7 +115,7 @@ struct SwiftContextBuilder {
 
     private func planAttributes(_ index: Int) -> [StoredAttribute] {
         let entity = model.entities[index]
-        guard let mapping = mappings[entity.name], let table = schema.table(named: mapping.table) else { return [] }
+        guard let mapping = mappings[entity.name], let table = tables[mapping.table] else { return [] }
         let dataColumns = Array(table.columns.filter { $0.role != .primaryKey && $0.role != .entity && $0.role != .version })
         var offsets: [String: (String, Int)] = [:]
         for (offset, column) in dataColumns.enumerated() {

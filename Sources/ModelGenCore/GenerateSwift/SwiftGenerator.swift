@@ -48,17 +48,21 @@ public struct SwiftGenerator: Sendable {
     /// prints).
     public func context(model: ObjectModel, schema: RelationalSchema) -> MustacheValue {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
-        let ddl = SQLEmitter(dialect: .sqlite).emit(schema)
-        let hash = SchemaSnapshot.hash(SchemaSnapshot.json(schema))
+        let snapshot = SchemaSnapshot.make(schema)
+        let ddl = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
         return .object([
-            "model": builder.modelContext(sqliteDDL: ddl, schemaHash: hash),
+            "model": builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash),
             "entities": .list(builder.generatedEntities.map(builder.entityContext)),
         ])
     }
 
     /// Renders every file.
     /// - Throws: `MustacheError` (with the template's name) when a template does not compile.
-    public func generate(model: ObjectModel, schema: RelationalSchema) throws(SwiftGenerationError) -> [GeneratedFile] {
+    /// `snapshot` and `sqliteDDL` are `SchemaSnapshot.make(schema)` and the SQLite DDL, when the
+    /// caller has them (they are costly for a large model).
+    public func generate(
+        model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil
+    ) throws(SwiftGenerationError) -> [GeneratedFile] {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let entityTemplate = try compile("entity")
         let modelTemplate = try compile("model")
@@ -68,9 +72,10 @@ public struct SwiftGenerator: Sendable {
             let contents = entityTemplate.render(builder.entityContext(index), partials: partials, escapingHTML: false)
             files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
         }
-        let ddl = SQLEmitter(dialect: .sqlite).emit(schema)
-        let hash = SchemaSnapshot.hash(SchemaSnapshot.json(schema))
-        let contents = modelTemplate.render(builder.modelContext(sqliteDDL: ddl, schemaHash: hash), partials: partials, escapingHTML: false)
+        let snapshot = snapshot ?? SchemaSnapshot.make(schema)
+        let ddl = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
+        let contents = modelTemplate.render(
+            builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash), partials: partials, escapingHTML: false)
         files.append(GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents))
         return files
     }

@@ -32,6 +32,9 @@ enum SwiftNames {
 
     /// A Swift string literal of `text`.
     static func literal(_ text: String) -> String {
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -52,15 +55,22 @@ enum SwiftNames {
         return result + "\""
     }
 
-    /// A raw multi-line string literal holding `text` exactly, with enough `#`s that nothing in
-    /// `text` ends it.
-    static func rawMultilineLiteral(_ text: String, indentation: String) -> String {
-        var hashes = "#"
-        while text.contains("\"\"\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
-        let body = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.isEmpty ? "" : indentation + $0 }
-            .joined(separator: "\n")
-        return hashes + "\"\"\"\n" + body + "\n" + indentation + "\"\"\"" + hashes
+    /// A raw multi-line string literal holding `text` exactly: more `#`s than the longest run of
+    /// `#` in `text` (so nothing in it ends the literal or starts an escape), closing delimiter at
+    /// the start of its line (so no line is re-indented).
+    static func rawMultilineLiteral(_ text: String) -> String {
+        var longest = 0
+        var run = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "#") {
+                run += 1
+                longest = max(longest, run)
+            } else {
+                run = 0
+            }
+        }
+        let hashes = String(repeating: "#", count: longest + 1)
+        return hashes + "\"\"\"\n" + text + "\n\"\"\"" + hashes
     }
 
     /// The class name an entity's `representedClassName` asks for: a leading `.` or a module prefix
@@ -74,8 +84,15 @@ enum SwiftNames {
 
     /// Whether `name` is a plain Swift identifier (letters, digits, `_`; not starting with a digit).
     static func isIdentifier(_ name: String) -> Bool {
+        if !name.isEmpty, name.utf8.allSatisfy(isASCIIIdentifierByte), !(name.utf8.first! >= 0x30 && name.utf8.first! <= 0x39) {
+            return true
+        }
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    }
+
+    private static func isASCIIIdentifierByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F
     }
 
     /// `text` with its first letter upper-cased (`grades` → `Grades`).
@@ -92,6 +109,7 @@ enum SwiftNames {
 
     /// A Swift identifier made from arbitrary text: characters that cannot appear become `_`.
     static func sanitized(_ text: String) -> String {
+        if isIdentifier(text) { return text }
         var result = String(text.unicodeScalars.map { scalar in
             scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
         })

@@ -92,23 +92,85 @@ extension LayoutBuilder {
     /// Kahn's algorithm over foreign keys (self references ignored), smallest name first; a
     /// cycle is broken at its smallest name.
     static func foreignKeyOrder(_ tables: [Table]) -> [Table] {
-        var remaining = tables.sorted { $0.name < $1.name }
-        let names = Set(tables.map(\.name))
-        var placed = Set<String>()
+        // Repeatedly take the first table (by name) whose referenced tables are all placed; when
+        // a cycle leaves none, the first remaining one. Kept linear-logarithmic: a count of
+        // unplaced referenced tables per table, a heap of the ready ones.
+        let sorted = tables.sorted { $0.name < $1.name }
+        var position: [String: Int] = [:]
+        for (index, table) in sorted.enumerated() where position[table.name] == nil { position[table.name] = index }
+        var waiting = Array(repeating: 0, count: sorted.count)
+        var dependents = Array(repeating: [Int](), count: sorted.count)
+        for (index, table) in sorted.enumerated() {
+            var seen: Set<Int> = []
+            for key in table.foreignKeys where key.referencedTable != table.name {
+                guard let target = position[key.referencedTable], seen.insert(target).inserted else { continue }
+                waiting[index] += 1
+                dependents[target].append(index)
+            }
+        }
+        var ready = MinHeap()
+        for index in sorted.indices where waiting[index] == 0 { ready.push(index) }
+        var placed = Array(repeating: false, count: sorted.count)
+        var firstUnplaced = 0
         var ordered: [Table] = []
-        while !remaining.isEmpty {
-            let ready =
-                remaining.firstIndex { table in
-                    table.foreignKeys.allSatisfy { key in
-                        key.referencedTable == table.name || placed.contains(key.referencedTable)
-                            || !names.contains(key.referencedTable)
-                    }
-                } ?? 0
-            let table = remaining.remove(at: ready)
-            placed.insert(table.name)
-            ordered.append(table)
+        ordered.reserveCapacity(sorted.count)
+        while ordered.count < sorted.count {
+            var next: Int?
+            while let candidate = ready.pop() {
+                if !placed[candidate] {
+                    next = candidate
+                    break
+                }
+            }
+            if next == nil {
+                while placed[firstUnplaced] { firstUnplaced += 1 }
+                next = firstUnplaced
+            }
+            let index = next!
+            placed[index] = true
+            ordered.append(sorted[index])
+            for dependent in dependents[index] {
+                waiting[dependent] -= 1
+                if waiting[dependent] == 0 && !placed[dependent] { ready.push(dependent) }
+            }
         }
         return ordered
+    }
+}
+
+/// A binary min-heap of integers.
+struct MinHeap {
+    private var items: [Int] = []
+
+    mutating func push(_ item: Int) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child] < items[parent] else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Int? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < items.count && items[left] < items[smallest] { smallest = left }
+                if right < items.count && items[right] < items[smallest] { smallest = right }
+                if smallest == parent { break }
+                items.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return first
     }
 }
 

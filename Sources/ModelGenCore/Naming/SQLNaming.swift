@@ -35,11 +35,12 @@ public enum SQLNaming {
 
     /// A double-quoted identifier (`"` doubled), safe for any name in both dialects.
     public static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.replacing("\"", with: "\"\"") + "\""
+        identifier.utf8.contains(UInt8(ascii: "\"")) ? "\"" + identifier.replacing("\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
     }
 
     /// A single-quoted string literal (`'` doubled).
     public static func literal(_ text: String) -> String {
-        "'" + text.replacing("'", with: "''") + "'"
+        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        return "'" + text.replacing("'", with: "''") + "'"
     }
 }

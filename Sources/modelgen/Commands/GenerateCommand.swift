@@ -62,16 +62,19 @@ struct GenerateCommand: Command {
             let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
             !engine.hasErrors
         {
+            let snapshot = SchemaSnapshot.make(schema)
+            let sqlite = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
             do {
-                files = try SwiftGenerator(options: options, templates: overrides).generate(model: model, schema: schema)
+                files = try SwiftGenerator(options: options, templates: overrides).generate(
+                    model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite)
             } catch {
                 output.printError("modelgen: error: \(error)")
                 return .modelErrors
             }
             if arguments.has("--sql") {
                 let base = SwiftNamesForCLI.fileBase(model.modelName ?? "Model")
-                files.append(GeneratedFile(name: base + ".sqlite.sql", contents: SQLEmitter(dialect: .sqlite).emit(schema)))
-                files.append(GeneratedFile(name: base + ".postgres.sql", contents: SQLEmitter(dialect: .postgres).emit(schema)))
+                files.append(GeneratedFile(name: base + ".sqlite.sql", contents: sqlite))
+                files.append(GeneratedFile(name: base + ".postgres.sql", contents: SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot)))
             }
         }
         if output.printDiagnostics(engine) { return .modelErrors }
