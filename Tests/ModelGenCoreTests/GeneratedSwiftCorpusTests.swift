@@ -21,7 +21,7 @@ import Testing
 
     /// Writes the generated files of `contents` (a model version) into `directory`, plus the
     /// classes a user writes for `category` entities, as the generated comment shows them.
-    static func generate(_ contents: URL, into directory: URL) throws -> [URL] {
+    static func generate(_ contents: URL, into directory: URL, access: SwiftGenerationOptions.Access = .public) throws -> [URL] {
         let engine = DiagnosticEngine()
         let bytes = try [UInt8](Data(contentsOf: contents))
         var model = try #require(FrontEnd().run(SourceFile(path: contents.path, bytes: bytes), diagnostics: engine))
@@ -29,7 +29,7 @@ import Testing
         model.modelName = versionName
         model.versionName = versionName
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine), "\(engine.sorted.map(\.rendered))")
-        let options = SwiftGenerationOptions(access: .public, sourceName: versionName + ".xcdatamodel")
+        let options = SwiftGenerationOptions(access: access, sourceName: versionName + ".xcdatamodel")
         let files = try SwiftGenerator(options: options).generate(model: model, schema: schema)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var urls: [URL] = []
@@ -38,11 +38,30 @@ import Testing
             let url = directory.appendingPathComponent(file.name)
             try file.contents.write(to: url, atomically: true, encoding: .utf8)
             urls.append(url)
-            if let match = file.contents.firstMatch(of: /\/\/ `(public final class [^`]+)`/) { userClasses += match.1 + "\n" }
+            if let match = file.contents.firstMatch(of: /\/\/ `((?:public )?final class [^`]+)`/) { userClasses += match.1 + "\n" }
         }
         let stubs = directory.appendingPathComponent("_UserClasses.swift")
         try userClasses.write(to: stubs, atomically: true, encoding: .utf8)
         return urls + [stubs]
+    }
+
+    @Test func referenceModelsTypeCheckWithInternalAccess() throws {
+        let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
+        let root = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let models = ReferenceTests.models
+        #expect(models.count == 7)
+        for name in models {
+            let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
+            let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)
+            let files = try Self.generate(contents, into: root.appendingPathComponent(name), access: .internal)
+            let output = try Subprocess.run(
+                swiftc,
+                ["-typecheck", "-swift-version", "6", "-I", Self.modulesDirectory.path, "-I",
+                 TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path] + files.map(\.path))
+            let diagnostics = (output.stdout + output.stderr).split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+            #expect(output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
+        }
     }
 
     @Test func everyCorpusVersionTypeChecksWithoutWarnings() throws {
