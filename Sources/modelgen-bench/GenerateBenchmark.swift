@@ -45,12 +45,14 @@ enum GenerateBenchmark {
             _ = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
             _ = SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot)
         }
+        let context = Clock.best(runs: runs) { _ = generator.context(model: model, schema: schema) }
         let swift = Clock.best(runs: runs) { _ = try? generator.generate(model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite) }
         return [
             Phase(name: "2000: front end", milliseconds: frontEnd, baselineMilliseconds: baseline),
             Phase(name: "2000: lower", milliseconds: lower, baselineMilliseconds: baseline),
             Phase(name: "2000: snapshot", milliseconds: snapshotTime, baselineMilliseconds: baseline),
             Phase(name: "2000: sql (both)", milliseconds: sql, baselineMilliseconds: baseline),
+            Phase(name: "2000: swift context", milliseconds: context, baselineMilliseconds: baseline),
             Phase(name: "2000: swift", milliseconds: swift, baselineMilliseconds: baseline),
         ]
     }
