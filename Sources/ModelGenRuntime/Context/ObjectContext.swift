@@ -5,10 +5,10 @@
 public final class ObjectContext {
     public let store: PersistentStore
     /// Objects by identity: one object per row in this context.
-    private var registered = IdentityMap()
-    private(set) var insertedObjects: [ManagedObject] = []
-    private(set) var updatedObjects: [ManagedObject] = []
-    private(set) var deletedObjects: [ManagedObject] = []
+    var registered = IdentityMap()
+    var insertedObjects: [ManagedObject] = []
+    var updatedObjects: [ManagedObject] = []
+    var deletedObjects: [ManagedObject] = []
     /// Changes of join-table relationships, in the order they were made.
     var linkChanges: [LinkChange] = []
     /// An error met while applying deletion rules, reported by the next save.
@@ -34,6 +34,10 @@ public final class ObjectContext {
     }
 
     func registeredObject(_ id: ObjectID) -> ManagedObject? { registered[id] }
+
+    /// How a save resolves an object whose uniqueness-constraint values another object or row
+    /// already has: `.error` (the default) fails the save.
+    public var mergePolicy: MergePolicy = .error
 
     public var hasChanges: Bool { !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty }
 
@@ -101,9 +105,10 @@ public final class ObjectContext {
             throw deletionError
         }
         guard hasChanges else { return }
-        let updated = updatedObjects.filter { !$0.isListedAsDeleted }
-        try validate(updated: updated)
+        try validate(updated: updatedObjects.filter { !$0.isListedAsDeleted })
         try checkDeny()
+        try resolveUniquenessInMemory()
+        var updated: [ManagedObject] = []
         var newRows: [Int64] = []
         newRows.reserveCapacity(insertedObjects.count)
         lastInsert = nil
@@ -115,6 +120,8 @@ public final class ObjectContext {
         do {
             try store.withConnection { connection in
                 try connection.transaction {
+                    try resolveUniquenessAgainstStore(connection)
+                    updated = updatedObjects.filter { !$0.isListedAsDeleted }
                     try assignRows(connection)
                     for object in insertedObjects { newRows.append(try insertRow(object, connection)) }
                     for object in updated where object.changedMask != 0 || object.hasForeignKeyChange {
@@ -125,6 +132,10 @@ public final class ObjectContext {
                 }
             }
         } catch let error as DatabaseError {
+            // SQLITE_CONSTRAINT_UNIQUE: a unique index refused a row.
+            if error.sqliteCode == 2067 {
+                throw DatabaseError(.uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
+            }
             throw error
         } catch {
             throw DatabaseError(.sqlite, "\(error)")

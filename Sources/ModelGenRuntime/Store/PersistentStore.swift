@@ -31,7 +31,8 @@ public final class PersistentStore: @unchecked Sendable {
     public let model: Model
     private let connection: Connection
     private let entitiesByID: [Int32: EntityDescription]
-    private let lock = NSLock()
+    /// Recursive: a save's conflict resolution loads relationships inside its transaction.
+    private let lock = NSRecursiveLock()
 
     /// Opens the store at `path` (`":memory:"` for a private in-memory store), creating its schema
     /// when the database is new.

@@ -1,0 +1,184 @@
+/// How a save resolves a uniqueness conflict (Core Data's merge policies).
+public enum MergePolicy: Sendable, Hashable {
+    /// The save fails with `.uniqueness`; nothing is stored.
+    case error
+    /// Core Data's `mergeByPropertyObjectTrump`: objects with the same unique values become one
+    /// (the first inserted, taking the others' relationships and changed values); if the store
+    /// has a row with those values, the object takes it over and its in-memory values win.
+    case objectTrump
+    /// Like `.objectTrump`, but where the store has the row its stored values win.
+    case storeTrump
+}
+
+extension ObjectContext {
+    /// The values of one uniqueness constraint of an object, keyed so that objects of one table
+    /// with equal values collide.
+    private struct UniqueKey: Hashable {
+        var table: String
+        var columns: [String]
+        var values: [StoredValue]
+    }
+
+    private func uniqueKeys(_ object: ManagedObject) -> [UniqueKey] {
+        let entity = type(of: object).entityDescription
+        var keys: [UniqueKey] = []
+        for constraint in entity.uniquenessConstraints {
+            var values: [StoredValue] = []
+            for slot in constraint {
+                guard let value = StoredValue.from(object.value(atSlot: slot), for: entity.attributes[slot].type), value != .null else {
+                    values = []
+                    break
+                }
+                values.append(value)
+            }
+            // A NULL never collides (as in SQL).
+            if !values.isEmpty {
+                keys.append(UniqueKey(table: entity.table, columns: constraint.map { entity.attributes[$0].column }, values: values))
+            }
+        }
+        return keys
+    }
+
+    private func conflict(_ object: ManagedObject, _ key: UniqueKey) -> DatabaseError {
+        let entity = type(of: object).entityDescription
+        let names = key.columns.compactMap { column in entity.attributes.first { $0.column == column }?.name }
+        return DatabaseError(
+            .uniqueness,
+            "\(entity.name) with \(names.joined(separator: ", ")) = \(key.values.map(Self.describe).joined(separator: ", ")) already exists",
+            entity: entity.name, property: names.first)
+    }
+
+    private static func describe(_ value: StoredValue) -> String {
+        switch value {
+        case .null: "nil"
+        case .integer(let number): String(number)
+        case .real(let number): String(number)
+        case .text(let text): "\"\(text)\""
+        case .blob(let bytes): "<\(bytes.count) bytes>"
+        }
+    }
+
+    /// Resolves objects of this context that share unique values: `.error` throws before anything
+    /// changes; the merge policies fold later objects into the first.
+    func resolveUniquenessInMemory() throws(DatabaseError) {
+        let candidates = (insertedObjects + updatedObjects).filter {
+            !$0.isListedAsDeleted && !type(of: $0).entityDescription.uniquenessConstraints.isEmpty
+        }
+        guard !candidates.isEmpty else { return }
+        var owners: [UniqueKey: ManagedObject] = [:]
+        var duplicates: [(ManagedObject, ManagedObject)] = []
+        for object in candidates {
+            for key in uniqueKeys(object) {
+                if let owner = owners[key], owner !== object {
+                    guard mergePolicy != .error, object.objectID.isTemporary else { throw conflict(object, key) }
+                    duplicates.append((object, owner))
+                    break
+                }
+                owners[key] = object
+            }
+        }
+        for (duplicate, owner) in duplicates where duplicate.context === self {
+            try merge(duplicate, into: owner, valuesWin: true)
+        }
+    }
+
+    /// Moves `source`'s relationships (and, when `valuesWin`, its set attribute values) to
+    /// `target`, then takes `source` out of the context.
+    private func merge(_ source: ManagedObject, into target: ManagedObject, valuesWin: Bool) throws(DatabaseError) {
+        let entity = type(of: source).entityDescription
+        let targetEntity = type(of: target).entityDescription
+        if valuesWin {
+            for slot in entity.attributes.indices where slot < targetEntity.attributes.count {
+                guard source.objectID.isTemporary || source.changedMask & EntityDescription.bit(slot) != 0 else { continue }
+                try target.setValue(source.value(atSlot: slot), atSlot: slot)
+            }
+        }
+        for (index, relationship) in entity.relationships.enumerated() where index < targetEntity.relationships.count {
+            if relationship.isToMany {
+                for destination in try source.loadedToMany(index).objects { try target.link(destination, index) }
+            } else if let destination = try source.loadedToOne(index) {
+                if try target.loadedToOne(index) == nil {
+                    try target.assignToOne(destination, index)
+                } else {
+                    try source.assignToOne(nil, index)
+                }
+            }
+        }
+        if source.objectID.isTemporary {
+            try delete(source, rules: false)
+        } else {
+            source.isListedAsDeleted = true
+            deletedObjects.append(source)
+        }
+    }
+
+    /// Resolves inserted objects whose unique values a stored row already has (inside the save's
+    /// transaction, so no other writer can interfere).
+    func resolveUniquenessAgainstStore(_ connection: Connection) throws(DatabaseError) {
+        let candidates = insertedObjects.filter { !type(of: $0).entityDescription.uniquenessConstraints.isEmpty }
+        for object in candidates where object.context === self {
+            for key in uniqueKeys(object) {
+                let sql =
+                    "SELECT \"_pk\", \"_entity\", \"_version\" FROM \(EntityDescription.quoted(key.table)) WHERE "
+                    + key.columns.map { "\(EntityDescription.quoted($0)) = ?" }.joined(separator: " AND ") + " LIMIT 1"
+                let statement = try connection.cachedStatement(sql)
+                for (index, value) in key.values.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
+                guard try statement.step() else { continue }
+                let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
+                let version = statement.int64(2)
+                statement.reset()
+                guard mergePolicy != .error else { throw conflict(object, key) }
+                try takeOver(id, version: version, by: object, connection)
+                break
+            }
+        }
+    }
+
+    /// Makes the unsaved `object` the object of the stored row `id` (the row's object in this
+    /// context, if there is one, absorbs it instead).
+    private func takeOver(_ id: ObjectID, version: Int64, by object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
+        // Links recorded for join tables keep pointing at `object`, which now has the row's `_pk`.
+        if let existing = registered[id], !existing.isListedAsDeleted {
+            try merge(object, into: existing, valuesWin: mergePolicy == .objectTrump)
+            return
+        }
+        insertedObjects.removeAll { $0 === object }
+        let pending = object.links
+        object.objectID = id
+        object.version = version
+        registered[id] = object
+        let entity = type(of: object).entityDescription
+        if mergePolicy == .storeTrump {
+            let statement = try connection.cachedStatement(
+                "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?")
+            statement.bind(id.rowID, at: 1)
+            if try statement.step() { object.read(from: statement, startingAt: 3) }
+            statement.reset()
+            object.changedMask = 0
+        } else {
+            object.changedMask = entity.attributes.indices.reduce(0) { $0 | EntityDescription.bit($1) }
+        }
+        // The row may already have links the new object does not know: load them and add the
+        // new object's own.
+        object.links = []
+        object.prepareLinks()
+        object.relationshipMask = 0
+        for (index, relationship) in entity.relationships.enumerated() {
+            switch pending.isEmpty ? .unloaded : pending[index] {
+            case .toMany(let list):
+                // The store's lock is recursive: this runs inside the save's transaction.
+                let stored = LinkList(try loadToMany(of: object, index))
+                for member in list.objects { stored.append(member) }
+                object.links[index] = .toMany(stored)
+                if relationship.isOrdered { object.relationshipMask |= EntityDescription.bit(index) }
+            case .toOne(let destination):
+                object.links[index] = .toOne(destination)
+                if relationship.foreignKeyColumn != nil { object.relationshipMask |= EntityDescription.bit(index) }
+            default:
+                break
+            }
+        }
+        object.isListedAsUpdated = true
+        updatedObjects.append(object)
+    }
+}
