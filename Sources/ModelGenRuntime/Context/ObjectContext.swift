@@ -25,6 +25,7 @@ public final class ObjectContext {
 
     init(store: PersistentStore) {
         self.store = store
+        seenChanges = store.changeLog.current
     }
 
     deinit {
@@ -38,6 +39,11 @@ public final class ObjectContext {
     /// How a save resolves an object whose uniqueness-constraint values another object or row
     /// already has: `.error` (the default) fails the save.
     public var mergePolicy: MergePolicy = .error
+    /// Whether each fetch, count and save first merges what other contexts saved
+    /// (`mergeChangesFromStore()`); otherwise call it when wanted.
+    public var automaticallyMergesChangesFromStore = false
+    /// The change-log sequence this context has merged up to.
+    var seenChanges: Int
 
     public var hasChanges: Bool { !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty }
 
@@ -104,6 +110,7 @@ public final class ObjectContext {
             self.deletionError = nil
             throw deletionError
         }
+        if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         guard hasChanges else { return }
         try validate(updated: updatedObjects.filter { !$0.isListedAsDeleted })
         try checkDeny()
@@ -140,7 +147,16 @@ public final class ObjectContext {
         } catch {
             throw DatabaseError(.sqlite, "\(error)")
         }
-        // Committed: make the new identities and versions visible.
+        // Committed: make the new identities and versions visible, and tell other contexts.
+        let changedIDs = (
+            inserted: zip(insertedObjects, newRows).map { ObjectID(entityID: $0.objectID.entityID, rowID: $1) },
+            updated: updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID),
+            deleted: deletedObjects.map(\.objectID)
+        )
+        defer {
+            store.changeLog.record(
+                origin: ObjectIdentifier(self), inserted: changedIDs.inserted, updated: changedIDs.updated, deleted: changedIDs.deleted)
+        }
         for (object, row) in zip(insertedObjects, newRows) {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
             object.version = 1
@@ -305,6 +321,7 @@ public final class ObjectContext {
     /// come back as they are (one object per row), and the context's unsaved inserts, changes and
     /// deletes are taken into account.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
+        if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition) }
         let pending = hasChanges
@@ -341,6 +358,7 @@ public final class ObjectContext {
 
     /// How many objects `request` selects (its limit and offset applied).
     public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> Int {
+        if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition) }
         guard compiled?.residue == nil, !hasChanges else { return try fetch(request).count }

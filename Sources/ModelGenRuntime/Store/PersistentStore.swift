@@ -31,6 +31,8 @@ public final class PersistentStore: @unchecked Sendable {
     public let model: Model
     private let connection: Connection
     private let entitiesByID: [Int32: EntityDescription]
+    /// Recent saves, for other contexts to merge.
+    let changeLog = ChangeLog()
     /// Recursive: a save's conflict resolution loads relationships inside its transaction.
     private let lock = NSRecursiveLock()
 
