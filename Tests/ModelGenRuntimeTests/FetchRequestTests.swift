@@ -197,7 +197,7 @@ final class SampleShip: ManagedObject {
         #expect(code { _ = try ObjectPredicate<SampleShip>(format: "crew == %@", "many") } == .wrongType)
         #expect(code { _ = try ObjectPredicate<SampleShip>(format: "crew BEGINSWITH %@", "1") } == .wrongType)
         #expect(code { _ = try ObjectPredicate<SampleShip>(format: "name == ") } == .predicate)
-        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "captain.name == %@", "Kirk") } == .predicate)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "captain.name == %@", "Kirk") } == .unknownKey)
         #expect(code { _ = try ObjectSortDescriptor<SampleShip>(key: "size") } == .unknownKey)
         let generic = try ObjectPredicate<SampleShip>(format: "%K BEGINSWITH[c] %@", "universe", "star")
         #expect(try Self.seeded().count(FetchRequest(predicate: generic)) == 6)

@@ -105,7 +105,7 @@ extension SwiftContextBuilder {
             : (relationship.minCount > 0 ? ", minCount: \(relationship.minCount)" : "")
                 + (relationship.maxCount > 0 ? ", maxCount: \(relationship.maxCount)" : "")
         let description =
-            "RelationshipDescription(name: \(SwiftNames.literal(relationship.name)), destinationEntityID: \(mappings[model.entities[planned.destination].name]?.entityID ?? 0), inverse: \(inverseIndex.map(String.init) ?? "nil"), isToMany: \(relationship.isToMany), isOrdered: \(relationship.isOrdered), isOptional: \(relationship.isOptional)\(counts), deletionRule: \(rule), storage: \(planned.storage))"
+            "RelationshipDescription(name: \(SwiftNames.literal(relationship.name)), destinationEntityID: \(mappings[model.entities[planned.destination].name]?.entityID ?? 0), destination: \(destinationClass).self, inverse: \(inverseIndex.map(String.init) ?? "nil"), isToMany: \(relationship.isToMany), isOrdered: \(relationship.isOrdered), isOptional: \(relationship.isOptional)\(counts), deletionRule: \(rule), storage: \(planned.storage))"
         let capitalized = SwiftNames.capitalized(relationship.name)
         return .object([
             "name": .string(Self.propertyName(relationship.name)),
@@ -124,6 +124,7 @@ extension SwiftContextBuilder {
             "sortDescription": .string(sortDescriptors(planned).description),
             "rawName": .string(relationship.name),
             "description": .string(description),
+            "className": .string(classNames[entity] ?? ""),
         ])
     }
 

@@ -323,8 +323,11 @@ public final class ObjectContext {
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
-        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition) }
         let pending = hasChanges
+        // Unsaved changes of other objects can change what a condition through relationships
+        // means: then every row is checked in memory.
+        let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
+        let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition) }
         let windowInSQL = compiled?.residue == nil && !pending
         var sql =
             "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
@@ -340,7 +343,8 @@ public final class ObjectContext {
         if pending {
             // Objects changed in memory may no longer match, or may match now.
             objects = objects.filter { object in
-                object.changedMask == 0 || condition.map { PredicateEvaluator.matches($0, object) } ?? true
+                (object.changedMask == 0 && object.relationshipMask == 0 && !throughRelationships)
+                    || condition.map { PredicateEvaluator.matches($0, object) } ?? true
             }
             let present = Set(objects.map(ObjectIdentifier.init))
             for object in updatedObjects + insertedObjects where !object.isListedAsDeleted {
@@ -360,8 +364,9 @@ public final class ObjectContext {
     public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> Int {
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
+        guard !hasChanges else { return try fetch(request).count }
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition) }
-        guard compiled?.residue == nil, !hasChanges else { return try fetch(request).count }
+        guard compiled?.residue == nil else { return try fetch(request).count }
         var sql =
             "SELECT count(*) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
             + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"

@@ -9,6 +9,7 @@ public protocol GeneratedCodeVersion_0_1 {}
 public protocol GeneratedEntity: ManagedObject {
     @_spi(Generated) static var modelGenEntity: EntityDescription { get }
     @_spi(Generated) static func modelGenSlot(for keyPath: AnyKeyPath) -> Int?
+    @_spi(Generated) static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int?
 }
 
 /// The typed fetch helpers of every generated entity class (the root of each hierarchy conforms;

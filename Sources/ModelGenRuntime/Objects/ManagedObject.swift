@@ -61,6 +61,13 @@ open class ManagedObject: Hashable {
         (self as? any GeneratedEntity.Type)?.modelGenSlot(for: keyPath)
     }
 
+    /// The index of the relationship `keyPath` leads to (`\Grade.student`); generated classes
+    /// override it with a switch over their key paths.
+    @_spi(Generated)
+    open class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        (self as? any GeneratedEntity.Type)?.modelGenRelationshipIndex(for: keyPath)
+    }
+
     /// Reads the attribute columns, which start at `column` in the statement's row.
     @_spi(Generated)
     open func read(from row: Statement, startingAt column: Int32) {

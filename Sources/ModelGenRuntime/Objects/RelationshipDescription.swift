@@ -12,7 +12,7 @@ public enum DeletionRule: Sendable, Hashable {
 
 /// One relationship of an entity, as generated code describes it: its destination, inverse,
 /// cardinality, rule and where its links are stored.
-public struct RelationshipDescription: Sendable, Hashable {
+public struct RelationshipDescription: Sendable {
     /// Where the links of a relationship live in the relational layout.
     public enum Storage: Sendable, Hashable {
         /// A column of this entity's table holding the destination's `_pk` (to-one, owning side).
@@ -29,6 +29,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     public let name: String
     /// The destination entity's `_entity` number.
     public let destinationEntityID: Int32
+    /// The destination entity's class (for predicates through the relationship).
+    public let destination: ManagedObject.Type?
     /// The index of the inverse in the destination entity's `relationships`, when it has one.
     public let inverse: Int?
     public let isToMany: Bool
@@ -40,12 +42,13 @@ public struct RelationshipDescription: Sendable, Hashable {
     public let storage: Storage
 
     public init(
-        name: String, destinationEntityID: Int32, inverse: Int?, isToMany: Bool, isOrdered: Bool = false,
+        name: String, destinationEntityID: Int32, destination: ManagedObject.Type? = nil, inverse: Int?, isToMany: Bool, isOrdered: Bool = false,
         isOptional: Bool = true, minCount: Int? = nil, maxCount: Int? = nil, deletionRule: DeletionRule = .nullify,
         storage: Storage
     ) {
         self.name = name
         self.destinationEntityID = destinationEntityID
+        self.destination = destination
         self.inverse = inverse
         self.isToMany = isToMany
         self.isOrdered = isOrdered

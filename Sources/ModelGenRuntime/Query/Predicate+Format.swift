@@ -50,14 +50,11 @@ struct FormatConverter<T: ManagedObject> {
     }
 
     private func comparison(_ comparison: Comparison) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
-        guard comparison.quantifier == .none else {
-            throw fail("ANY/ALL/NONE need a to-many relationship, which this entity does not have here")
-        }
         var op = comparison.op
         var lhs = comparison.lhs
         var rhs = comparison.rhs
         // `value op key` is read as `key op' value`.
-        if try key(of: lhs) == nil, try key(of: rhs) != nil {
+        if try path(of: lhs) == nil, try path(of: rhs) != nil {
             swap(&lhs, &rhs)
             switch op {
             case .less: op = .greater
@@ -68,32 +65,90 @@ struct FormatConverter<T: ManagedObject> {
             default: throw fail("'\(op.rawValue)' needs the key on its left")
             }
         }
-        guard let name = try key(of: lhs) else { throw fail("a comparison needs a key") }
+        guard let path = try path(of: lhs), !path.isEmpty else { throw fail("a comparison needs a key") }
+        let value = try self.value(rhs)
+        return try condition(path[...], in: entity, op, comparison.options, value, comparison.quantifier)
+    }
+
+    /// The condition `path op value` on objects of `entity`, following relationships: a to-one
+    /// leads on, a to-many is `ANY` (or `ALL`/`NONE`), `@count` counts, a relationship compared
+    /// with an object (or nil) compares identity.
+    private func condition(
+        _ path: ArraySlice<String>, in entity: EntityDescription, _ op: ComparisonOperator, _ options: ComparisonOptions, _ value: Any?,
+        _ quantifier: Quantifier
+    ) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
+        let name = path.first!
+        let rest = path.dropFirst()
+        if let index = entity.relationshipIndex(of: name) {
+            let relationship = entity.relationships[index]
+            if rest.first == "@count" {
+                guard rest.count == 1, relationship.isToMany else { throw fail("@count needs a to-many relationship") }
+                guard let count = Self.integer(value) else { throw fail("@count compares with a number") }
+                return .count(relationship: index, op: op, value: count)
+            }
+            if rest.isEmpty {
+                guard !relationship.isToMany, op == .equal || op == .notEqual else {
+                    throw DatabaseError(
+                        .predicate, "'\(name)' is a relationship; compare a to-one with an object or nil, or name a key after it",
+                        entity: entity.name, property: name)
+                }
+                let object: ManagedObject?
+                if value == nil || ((value as? any OptionalProtocol)?.isNil ?? false) {
+                    object = nil
+                } else if let given = value as? ManagedObject {
+                    object = given
+                } else {
+                    throw DatabaseError(.wrongType, "'\(name)' compares with an object", entity: entity.name, property: name)
+                }
+                return .identity(relationship: index, equal: op == .equal, object: object)
+            }
+            guard let destination = relationship.destination?.entityDescription else {
+                throw fail("the destination of '\(name)' is unknown")
+            }
+            if !relationship.isToMany {
+                return .toOne(relationship: index, inner: try condition(rest, in: destination, op, options, value, quantifier))
+            }
+            let inner = try condition(rest, in: destination, op, options, value, .none)
+            switch quantifier {
+            case .none, .any: return .any(relationship: index, inner: inner)
+            case .all: return .not(.any(relationship: index, inner: .not(inner)))
+            case .noneOf: return .not(.any(relationship: index, inner: inner))
+            }
+        }
+        guard rest.isEmpty else {
+            throw DatabaseError(.unknownKey, "\(entity.name) has no relationship '\(name)'", entity: entity.name, property: name)
+        }
         guard let slot = entity.slot(of: name) else {
             throw DatabaseError(.unknownKey, "\(entity.name) has no attribute '\(name)'", entity: entity.name, property: name)
         }
+        guard quantifier == .none else { throw fail("ANY/ALL/NONE need a to-many relationship") }
         let attribute = entity.attributes[slot]
-        let value = try self.value(rhs)
         switch op {
         case .in:
             guard let collection = value as? any Collection else { throw fail("IN needs a collection") }
             var values: [StoredValue] = []
-            for item in collection { values.append(try stored(item, attribute)) }
+            for item in collection { values.append(try stored(item, attribute, entity)) }
             return .oneOf(slot: slot, values: values)
         case .between:
             guard let bounds = value as? [Any?], bounds.count == 2 else { throw fail("BETWEEN needs two bounds") }
-            return .between(slot: slot, low: try stored(bounds[0], attribute), high: try stored(bounds[1], attribute))
+            return .between(slot: slot, low: try stored(bounds[0], attribute, entity), high: try stored(bounds[1], attribute, entity))
         default:
             if op.isStringOperator, attribute.type != .string && attribute.type != .url {
                 throw DatabaseError(
                     .wrongType, "\(op.rawValue) needs a string attribute; '\(name)' is not one", entity: entity.name,
                     property: name)
             }
-            return .compare(slot: slot, op: op, options: comparison.options, value: try stored(value, attribute))
+            return .compare(slot: slot, op: op, options: options, value: try stored(value, attribute, entity))
         }
     }
 
-    private func stored(_ value: Any?, _ attribute: AttributeDescription) throws(DatabaseError) -> StoredValue {
+    private static func integer(_ value: Any?) -> Int64? {
+        if let number = value as? any BinaryInteger { return Int64(exactly: number) }
+        if let number = value as? Double, number.rounded() == number { return Int64(exactly: number) }
+        return nil
+    }
+
+    private func stored(_ value: Any?, _ attribute: AttributeDescription, _ entity: EntityDescription) throws(DatabaseError) -> StoredValue {
         guard let stored = StoredValue.from(value, for: attribute.type) else {
             throw DatabaseError(
                 .wrongType, "\(String(describing: value ?? "nil")) does not fit '\(attribute.name)' (\(attribute.type))",
@@ -102,8 +157,8 @@ struct FormatConverter<T: ManagedObject> {
         return stored
     }
 
-    /// The attribute name an expression denotes, or `nil` when it is a value.
-    private func key(of expression: Expression) throws(DatabaseError) -> String? {
+    /// The key path an expression denotes, or `nil` when it is a value.
+    private func path(of expression: Expression) throws(DatabaseError) -> [String]? {
         guard case .keyPath(let root, let components, _) = expression else { return nil }
         var path = components
         switch root {
@@ -115,8 +170,7 @@ struct FormatConverter<T: ManagedObject> {
             guard index < arguments.count, let key = arguments[index] as? String else { throw fail("%K needs a key string") }
             path = key.split(separator: ".").map(String.init) + components
         }
-        guard path.count == 1 else { throw fail("key path '\(path.joined(separator: "."))' goes through a relationship, which is not supported yet") }
-        return path[0]
+        return path
     }
 
     private func value(_ expression: Expression) throws(DatabaseError) -> Any? {

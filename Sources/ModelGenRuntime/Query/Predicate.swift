@@ -11,15 +11,7 @@ import PredicateSyntax
 /// let typed: ObjectPredicate<Student> = \.lastName == "Smith" && \.points > 50
 /// ```
 public struct ObjectPredicate<T: ManagedObject> {
-    indirect enum Condition {
-        case constant(Bool)
-        case not(Condition)
-        case and([Condition])
-        case or([Condition])
-        case compare(slot: Int, op: ComparisonOperator, options: ComparisonOptions, value: StoredValue)
-        case oneOf(slot: Int, values: [StoredValue])
-        case between(slot: Int, low: StoredValue, high: StoredValue)
-    }
+    typealias Condition = PredicateCondition
 
     let condition: Condition
 
@@ -35,6 +27,44 @@ public struct ObjectPredicate<T: ManagedObject> {
     public static prefix func ! (operand: ObjectPredicate) -> ObjectPredicate { ObjectPredicate(.not(operand.condition)) }
 
     // MARK: - Typed construction
+
+    /// Objects whose to-one `relationship` leads to an object matching `predicate`
+    /// (`\Grade.student` and `\Student.id == id`: Core Data's `student.id == %@`).
+    public static func related<D: ManagedObject>(_ relationship: KeyPath<T, D?>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
+        ObjectPredicate(.toOne(relationship: relationshipIndex(of: relationship), inner: predicate.condition))
+    }
+
+    /// Objects with at least one object in to-many `relationship` matching `predicate` (`ANY`).
+    public static func any<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
+        ObjectPredicate(.any(relationship: relationshipIndex(of: relationship), inner: predicate.condition))
+    }
+
+    /// Objects with at least one object in ordered to-many `relationship` matching `predicate`.
+    public static func any<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
+        ObjectPredicate(.any(relationship: relationshipIndex(of: relationship), inner: predicate.condition))
+    }
+
+    /// `relationship.@count op count`.
+    public static func count<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ op: ComparisonOperator, _ count: Int) -> ObjectPredicate {
+        ObjectPredicate(.count(relationship: relationshipIndex(of: relationship), op: op, value: Int64(count)))
+    }
+
+    /// `relationship.@count op count` for an ordered to-many.
+    public static func count<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ op: ComparisonOperator, _ count: Int) -> ObjectPredicate {
+        ObjectPredicate(.count(relationship: relationshipIndex(of: relationship), op: op, value: Int64(count)))
+    }
+
+    /// Objects whose to-one `relationship` is (`==`) or is not (`!=`) `object`, by identity.
+    public static func identity<D: ManagedObject>(_ relationship: KeyPath<T, D?>, equal: Bool = true, _ object: D?) -> ObjectPredicate {
+        ObjectPredicate(.identity(relationship: relationshipIndex(of: relationship), equal: equal, object: object))
+    }
+
+    static func relationshipIndex(of keyPath: AnyKeyPath) -> Int {
+        guard let index = T.relationshipIndex(for: keyPath) else {
+            preconditionFailure("\(keyPath) is not a relationship of \(T.entityDescription.name)")
+        }
+        return index
+    }
 
     static func slot(of keyPath: AnyKeyPath) -> (Int, AttributeDescription) {
         guard let slot = T.slot(for: keyPath) else {
@@ -89,6 +119,8 @@ public struct ObjectPredicate<T: ManagedObject> {
 }
 
 public func == <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .equal, rhs) }
+public func == <T: ManagedObject, D: ManagedObject>(lhs: KeyPath<T, D?>, rhs: D?) -> ObjectPredicate<T> { .identity(lhs, equal: true, rhs) }
+public func != <T: ManagedObject, D: ManagedObject>(lhs: KeyPath<T, D?>, rhs: D?) -> ObjectPredicate<T> { .identity(lhs, equal: false, rhs) }
 public func != <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .notEqual, rhs) }
 public func < <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .less, rhs) }
 public func <= <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .lessOrEqual, rhs) }

@@ -7,17 +7,19 @@ struct CompiledPredicate<T: ManagedObject> {
     var sql: String
     var parameters: [StoredValue]
     /// What SQL could not express exactly; objects must also pass it.
-    var residue: ObjectPredicate<T>.Condition?
+    var residue: PredicateCondition?
 
-    init(_ condition: ObjectPredicate<T>.Condition) {
+    init(_ condition: PredicateCondition) {
         // The conjuncts SQL expresses exactly go to SQL; the others are checked in memory, which
         // keeps the result exact: SQL only narrows by conditions the objects must meet anyway.
         var parts: [String] = []
         var parameters: [StoredValue] = []
-        var rest: [ObjectPredicate<T>.Condition] = []
+        var rest: [PredicateCondition] = []
         for term in Self.conjuncts(condition) {
-            if let fragment = Self.sql(term, &parameters) {
+            var added: [StoredValue] = []
+            if let fragment = Self.fragment(term, T.entityDescription, &added) {
                 parts.append(fragment)
+                parameters += added
             } else {
                 rest.append(term)
             }
@@ -27,31 +29,25 @@ struct CompiledPredicate<T: ManagedObject> {
         residue = rest.isEmpty ? nil : .and(rest)
     }
 
-    static func conjuncts(_ condition: ObjectPredicate<T>.Condition) -> [ObjectPredicate<T>.Condition] {
+    static func conjuncts(_ condition: PredicateCondition) -> [PredicateCondition] {
         if case .and(let terms) = condition { return terms.flatMap(conjuncts) }
         return [condition]
     }
 
-    static func column(_ slot: Int) -> String { EntityDescription.quoted(T.entityDescription.attributes[slot].column) }
+    private static func quoted(_ name: String) -> String { EntityDescription.quoted(name) }
 
-    /// SQL for `condition` when it is exact, else `nil` (parameters are only appended on success).
-    static func sql(_ condition: ObjectPredicate<T>.Condition, _ parameters: inout [StoredValue]) -> String? {
-        var added: [StoredValue] = []
-        guard let text = fragment(condition, &added) else { return nil }
-        parameters += added
-        return text
-    }
-
-    private static func fragment(_ condition: ObjectPredicate<T>.Condition, _ parameters: inout [StoredValue]) -> String? {
+    /// SQL for `condition` on `entity`'s table when it is exact, else `nil`.
+    private static func fragment(_ condition: PredicateCondition, _ entity: EntityDescription, _ parameters: inout [StoredValue]) -> String? {
+        func column(_ slot: Int) -> String { quoted(entity.attributes[slot].column) }
         switch condition {
         case .constant(let value):
             return value ? "1" : "0"
         case .not(let inner):
-            return fragment(inner, &parameters).map { "NOT (\($0))" }
+            return fragment(inner, entity, &parameters).map { "NOT (\($0))" }
         case .and(let terms), .or(let terms):
             var parts: [String] = []
             for term in terms {
-                guard let part = fragment(term, &parameters) else { return nil }
+                guard let part = fragment(term, entity, &parameters) else { return nil }
                 parts.append("(\(part))")
             }
             if parts.isEmpty { return { if case .and = condition { "1" } else { "0" } }() }
@@ -69,6 +65,53 @@ struct CompiledPredicate<T: ManagedObject> {
             return "\(column(slot)) BETWEEN ? AND ?"
         case .compare(let slot, let op, let options, let value):
             return comparison(column(slot), op, options, value, &parameters)
+        case .toOne(let index, let inner), .any(let index, let inner):
+            let relationship = entity.relationships[index]
+            guard let destination = relationship.destination?.entityDescription,
+                let innerSQL = fragment(inner, destination, &parameters)
+            else { return nil }
+            let table = quoted(destination.table)
+            switch relationship.storage {
+            case .foreignKey(let key):
+                return "(\(quoted(key)) IS NOT NULL AND \(quoted(key)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
+            case .inverseForeignKey(let key, _):
+                return "\"_pk\" IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL AND (\(innerSQL)))"
+            case .joinTable(let join, let source, let target, _):
+                return "\"_pk\" IN (SELECT \(quoted(source)) FROM \(quoted(join)) WHERE \(quoted(target)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
+            }
+        case .count(let index, let op, let value):
+            let relationship = entity.relationships[index]
+            guard let destination = relationship.destination?.entityDescription, let symbol = symbol(op) else { return nil }
+            let outer = quoted(entity.table) + ".\"_pk\""
+            let counted: String
+            switch relationship.storage {
+            case .foreignKey(let key):
+                counted = "(CASE WHEN \(quoted(key)) IS NULL THEN 0 ELSE 1 END)"
+            case .inverseForeignKey(let key, _):
+                counted = "(SELECT count(*) FROM \(quoted(destination.table)) AS \"_d\" WHERE \"_d\".\(quoted(key)) = \(outer))"
+            case .joinTable(let join, let source, _, _):
+                counted = "(SELECT count(*) FROM \(quoted(join)) AS \"_j\" WHERE \"_j\".\(quoted(source)) = \(outer))"
+            }
+            parameters.append(.integer(value))
+            return "\(counted) \(symbol) ?"
+        case .identity(let index, let equal, let object):
+            guard case .foreignKey(let key) = entity.relationships[index].storage else { return nil }
+            guard let object else { return "\(quoted(key)) IS \(equal ? "" : "NOT ")NULL" }
+            guard !object.objectID.isTemporary, object.context != nil else { return nil }
+            parameters.append(.integer(object.objectID.rowID))
+            return "\(quoted(key)) IS \(equal ? "" : "NOT ")?"
+        }
+    }
+
+    private static func symbol(_ op: ComparisonOperator) -> String? {
+        switch op {
+        case .equal: "="
+        case .notEqual: "<>"
+        case .less: "<"
+        case .lessOrEqual: "<="
+        case .greater: ">"
+        case .greaterOrEqual: ">="
+        default: nil
         }
     }
 
@@ -107,7 +150,7 @@ struct CompiledPredicate<T: ManagedObject> {
 /// In-memory evaluation, with the same semantics as the SQL above (and Foundation's string
 /// comparison for the options SQL cannot do).
 enum PredicateEvaluator {
-    static func matches<T: ManagedObject>(_ condition: ObjectPredicate<T>.Condition, _ object: T) -> Bool {
+    static func matches(_ condition: PredicateCondition, _ object: ManagedObject) -> Bool {
         switch condition {
         case .constant(let value): return value
         case .not(let inner): return !matches(inner, object)
@@ -122,11 +165,34 @@ enum PredicateEvaluator {
             return StoredValue.order(stored, low) >= 0 && StoredValue.order(stored, high) <= 0
         case .compare(let slot, let op, let options, let operand):
             return compare(value(slot, object), op, options, operand)
+        case .toOne(let index, let inner):
+            // A relationship that cannot be read matches nothing.
+            guard let destination = (try? object.loadedToOne(index)) ?? nil else { return false }
+            return matches(inner, destination)
+        case .any(let index, let inner):
+            let relationship = type(of: object).entityDescription.relationships[index]
+            if !relationship.isToMany {
+                guard let destination = (try? object.loadedToOne(index)) ?? nil else { return false }
+                return matches(inner, destination)
+            }
+            return ((try? object.loadedToMany(index).objects) ?? []).contains { matches(inner, $0) }
+        case .count(let index, let op, let value):
+            let relationship = type(of: object).entityDescription.relationships[index]
+            let count: Int
+            if relationship.isToMany {
+                count = (try? object.loadedToMany(index).objects.count) ?? 0
+            } else {
+                count = ((try? object.loadedToOne(index)) ?? nil) == nil ? 0 : 1
+            }
+            return compare(.integer(Int64(count)), op, [], .integer(value))
+        case .identity(let index, let equal, let expected):
+            let actual = (try? object.loadedToOne(index)) ?? nil
+            return (actual === expected) == equal
         }
     }
 
-    static func value<T: ManagedObject>(_ slot: Int, _ object: T) -> StoredValue {
-        StoredValue.from(object.value(atSlot: slot), for: T.entityDescription.attributes[slot].type) ?? .null
+    static func value(_ slot: Int, _ object: ManagedObject) -> StoredValue {
+        StoredValue.from(object.value(atSlot: slot), for: type(of: object).entityDescription.attributes[slot].type) ?? .null
     }
 
     static func compare(_ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue) -> Bool {

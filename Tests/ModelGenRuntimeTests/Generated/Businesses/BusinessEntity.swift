@@ -13,8 +13,8 @@ public final class BusinessEntity: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "departments", destinationEntityID: 2, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "business_entity_pk", destination: "departments_pk", position: nil)),
-            RelationshipDescription(name: "employees", destinationEntityID: 3, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "business_pk", position: nil)),
+            RelationshipDescription(name: "departments", destinationEntityID: 2, destination: DepartmentEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "business_entity_pk", destination: "departments_pk", position: nil)),
+            RelationshipDescription(name: "employees", destinationEntityID: 3, destination: EmployeeEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "business_pk", position: nil)),
         ],
         columns: ["name"],
         uniquenessConstraints: [],
@@ -69,6 +69,14 @@ public final class BusinessEntity: ManagedObject {
     @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
         case \BusinessEntity.name: 0
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \BusinessEntity.departments: 0
+        case \BusinessEntity.employees: 1
         default: nil
         }
     }

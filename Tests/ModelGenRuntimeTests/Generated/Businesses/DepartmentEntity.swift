@@ -13,8 +13,8 @@ public final class DepartmentEntity: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "businesses", destinationEntityID: 1, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "departments_pk", destination: "business_entity_pk", position: nil)),
-            RelationshipDescription(name: "employees", destinationEntityID: 3, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "department_pk", position: nil)),
+            RelationshipDescription(name: "businesses", destinationEntityID: 1, destination: BusinessEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "departments_pk", destination: "business_entity_pk", position: nil)),
+            RelationshipDescription(name: "employees", destinationEntityID: 3, destination: EmployeeEntity.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "department_pk", position: nil)),
         ],
         columns: ["name"],
         uniquenessConstraints: [],
@@ -69,6 +69,14 @@ public final class DepartmentEntity: ManagedObject {
     @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
         case \DepartmentEntity.name: 0
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \DepartmentEntity.businesses: 0
+        case \DepartmentEntity.employees: 1
         default: nil
         }
     }

@@ -15,8 +15,8 @@ public final class EmployeeEntity: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "business", destinationEntityID: 1, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "business_pk")),
-            RelationshipDescription(name: "department", destinationEntityID: 2, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "department_pk")),
+            RelationshipDescription(name: "business", destinationEntityID: 1, destination: BusinessEntity.self, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "business_pk")),
+            RelationshipDescription(name: "department", destinationEntityID: 2, destination: DepartmentEntity.self, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "department_pk")),
         ],
         columns: ["age", "business_pk", "date_joined", "department_pk", "name"],
         uniquenessConstraints: [],
@@ -73,6 +73,14 @@ public final class EmployeeEntity: ManagedObject {
         case \EmployeeEntity.age: 0
         case \EmployeeEntity.dateJoined: 1
         case \EmployeeEntity.name: 2
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \EmployeeEntity.business: 0
+        case \EmployeeEntity.department: 1
         default: nil
         }
     }

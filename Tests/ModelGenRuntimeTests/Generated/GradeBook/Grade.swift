@@ -14,8 +14,8 @@ public final class Grade: ManagedObject {
             AttributeDescription(name: "points", column: "points", type: .int32, isOptional: false, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "quiz", destinationEntityID: 2, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "quiz_pk")),
-            RelationshipDescription(name: "student", destinationEntityID: 3, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "student_pk")),
+            RelationshipDescription(name: "quiz", destinationEntityID: 2, destination: Quiz.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "quiz_pk")),
+            RelationshipDescription(name: "student", destinationEntityID: 3, destination: Student.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "student_pk")),
         ],
         columns: ["id", "points", "quiz_pk", "student_pk"],
         uniquenessConstraints: [[0]],
@@ -63,6 +63,14 @@ public final class Grade: ManagedObject {
         switch keyPath {
         case \Grade.id: 0
         case \Grade.points: 1
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Grade.quiz: 0
+        case \Grade.student: 1
         default: nil
         }
     }

@@ -14,7 +14,7 @@ public final class Quiz: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "grades", destinationEntityID: 1, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "quiz_pk", position: nil)),
+            RelationshipDescription(name: "grades", destinationEntityID: 1, destination: Grade.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "quiz_pk", position: nil)),
         ],
         columns: ["id", "name"],
         uniquenessConstraints: [[0]],
@@ -67,6 +67,13 @@ public final class Quiz: ManagedObject {
         switch keyPath {
         case \Quiz.id: 0
         case \Quiz.name: 1
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Quiz.grades: 0
         default: nil
         }
     }

@@ -15,7 +15,7 @@ public final class Student: ManagedObject {
             AttributeDescription(name: "last_name", column: "last_name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "grades", destinationEntityID: 1, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "student_pk", position: nil)),
+            RelationshipDescription(name: "grades", destinationEntityID: 1, destination: Grade.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "student_pk", position: nil)),
         ],
         columns: ["first_name", "id", "last_name"],
         uniquenessConstraints: [[1]],
@@ -79,6 +79,13 @@ public final class Student: ManagedObject {
         case \Student.first_name: 0
         case \Student.id: 1
         case \Student.last_name: 2
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Student.grades: 0
         default: nil
         }
     }

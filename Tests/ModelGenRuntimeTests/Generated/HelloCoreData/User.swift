@@ -45,6 +45,12 @@ extension User: GeneratedEntity {
         default: nil
         }
     }
+
+    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        default: nil
+        }
+    }
 }
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,

@@ -16,8 +16,8 @@ public final class Audiobook: Media {
             AttributeDescription(name: "narrator", column: "narrator", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
-            RelationshipDescription(name: "shelf", destinationEntityID: 9, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
+            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
+            RelationshipDescription(name: "shelf", destinationEntityID: 9, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
         ],
         columns: ["duration", "isbn", "narrator", "pages", "shelf_pk", "shelf_position", "title", "year"],
         uniquenessConstraints: [],
@@ -57,6 +57,14 @@ public final class Audiobook: Media {
         case \Audiobook.year: 1
         case \Audiobook.duration: 2
         case \Audiobook.narrator: 3
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Audiobook.loans: 0
+        case \Audiobook.shelf: 1
         default: nil
         }
     }

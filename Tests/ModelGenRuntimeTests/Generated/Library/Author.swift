@@ -14,7 +14,7 @@ public final class Author: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false, minimum: 1.0),
         ],
         relationships: [
-            RelationshipDescription(name: "books", destinationEntityID: 5, inverse: 2, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "author_pk", destination: "books_pk", position: nil)),
+            RelationshipDescription(name: "books", destinationEntityID: 5, destination: Book.self, inverse: 2, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "author_pk", destination: "books_pk", position: nil)),
         ],
         columns: ["born", "name"],
         uniquenessConstraints: [[1]],
@@ -66,6 +66,13 @@ public final class Author: ManagedObject {
         switch keyPath {
         case \Author.born: 0
         case \Author.name: 1
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Author.books: 0
         default: nil
         }
     }

@@ -16,9 +16,9 @@ public final class Book: Media {
             AttributeDescription(name: "pages", column: "pages", type: .int32, isOptional: false, hasDefault: true, minimum: 0.0),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
-            RelationshipDescription(name: "shelf", destinationEntityID: 9, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
-            RelationshipDescription(name: "authors", destinationEntityID: 1, inverse: 0, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "books_pk", destination: "author_pk", position: "authors_position")),
+            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
+            RelationshipDescription(name: "shelf", destinationEntityID: 9, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
+            RelationshipDescription(name: "authors", destinationEntityID: 1, destination: Author.self, inverse: 0, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "books_pk", destination: "author_pk", position: "authors_position")),
         ],
         columns: ["duration", "isbn", "narrator", "pages", "shelf_pk", "shelf_position", "title", "year"],
         uniquenessConstraints: [],
@@ -72,6 +72,15 @@ public final class Book: Media {
         case \Book.year: 1
         case \Book.isbn: 2
         case \Book.pages: 3
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Book.loans: 0
+        case \Book.shelf: 1
+        case \Book.authors: 2
         default: nil
         }
     }

@@ -13,9 +13,9 @@ public final class Loan: ManagedObject {
             AttributeDescription(name: "due", column: "due", type: .date, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "item", destinationEntityID: 3, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "item_pk")),
-            RelationshipDescription(name: "member", destinationEntityID: 6, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "member_pk")),
-            RelationshipDescription(name: "reminders", destinationEntityID: 8, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "loan_pk", position: nil)),
+            RelationshipDescription(name: "item", destinationEntityID: 3, destination: Media.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "item_pk")),
+            RelationshipDescription(name: "member", destinationEntityID: 6, destination: Member.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "member_pk")),
+            RelationshipDescription(name: "reminders", destinationEntityID: 8, destination: Reminder.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "loan_pk", position: nil)),
         ],
         columns: ["due", "item_pk", "member_pk"],
         uniquenessConstraints: [],
@@ -67,6 +67,15 @@ public final class Loan: ManagedObject {
     @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
         case \Loan.due: 0
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Loan.item: 0
+        case \Loan.member: 1
+        case \Loan.reminders: 2
         default: nil
         }
     }

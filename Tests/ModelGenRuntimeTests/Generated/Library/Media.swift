@@ -14,8 +14,8 @@ public class Media: ManagedObject {
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false, minimum: 1450.0, maximum: 2100.0),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
-            RelationshipDescription(name: "shelf", destinationEntityID: 9, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
+            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
+            RelationshipDescription(name: "shelf", destinationEntityID: 9, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
         ],
         columns: ["duration", "isbn", "narrator", "pages", "shelf_pk", "shelf_position", "title", "year"],
         uniquenessConstraints: [],
@@ -72,6 +72,14 @@ public class Media: ManagedObject {
         switch keyPath {
         case \Media.title: 0
         case \Media.year: 1
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Media.loans: 0
+        case \Media.shelf: 1
         default: nil
         }
     }

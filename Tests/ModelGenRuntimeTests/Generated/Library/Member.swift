@@ -16,7 +16,7 @@ public final class Member: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "member_pk", position: nil)),
+            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "member_pk", position: nil)),
         ],
         columns: ["email", "location_city", "location_street", "name"],
         uniquenessConstraints: [[0]],
@@ -87,6 +87,13 @@ public final class Member: ManagedObject {
         switch keyPath {
         case \Member.email: 0
         case \Member.name: 3
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Member.loans: 0
         default: nil
         }
     }

@@ -38,6 +38,12 @@ extension Note: GeneratedEntity {
         default: nil
         }
     }
+
+    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        default: nil
+        }
+    }
 }
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,

@@ -13,7 +13,7 @@ public final class Reminder: ManagedObject {
             AttributeDescription(name: "sent", column: "sent", type: .date, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "loan", destinationEntityID: 2, inverse: 2, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "loan_pk")),
+            RelationshipDescription(name: "loan", destinationEntityID: 2, destination: Loan.self, inverse: 2, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "loan_pk")),
         ],
         columns: ["loan_pk", "sent"],
         uniquenessConstraints: [],
@@ -46,6 +46,13 @@ public final class Reminder: ManagedObject {
     @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
         case \Reminder.sent: 0
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Reminder.loan: 0
         default: nil
         }
     }

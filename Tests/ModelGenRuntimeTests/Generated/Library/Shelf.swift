@@ -13,7 +13,7 @@ public final class Shelf: ManagedObject {
             AttributeDescription(name: "label", column: "label", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "items", destinationEntityID: 3, inverse: 1, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "shelf_pk", position: "shelf_position")),
+            RelationshipDescription(name: "items", destinationEntityID: 3, destination: Media.self, inverse: 1, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "shelf_pk", position: "shelf_position")),
         ],
         columns: ["label"],
         uniquenessConstraints: [[0]],
@@ -55,6 +55,13 @@ public final class Shelf: ManagedObject {
     @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
         case \Shelf.label: 0
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Shelf.items: 0
         default: nil
         }
     }

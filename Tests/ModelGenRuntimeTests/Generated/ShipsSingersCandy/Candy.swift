@@ -13,7 +13,7 @@ public final class Candy: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "origin", destinationEntityID: 2, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "origin_pk")),
+            RelationshipDescription(name: "origin", destinationEntityID: 2, destination: Country.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "origin_pk")),
         ],
         columns: ["name", "origin_pk"],
         uniquenessConstraints: [],
@@ -45,6 +45,13 @@ public final class Candy: ManagedObject {
     @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
         switch keyPath {
         case \Candy.name: 0
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Candy.origin: 0
         default: nil
         }
     }

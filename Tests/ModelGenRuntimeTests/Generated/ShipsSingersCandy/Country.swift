@@ -14,7 +14,7 @@ public final class Country: ManagedObject {
             AttributeDescription(name: "shortName", column: "short_name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "candy", destinationEntityID: 1, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "origin_pk", position: nil)),
+            RelationshipDescription(name: "candy", destinationEntityID: 1, destination: Candy.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "origin_pk", position: nil)),
         ],
         columns: ["full_name", "short_name"],
         uniquenessConstraints: [[1]],
@@ -66,6 +66,13 @@ public final class Country: ManagedObject {
         switch keyPath {
         case \Country.fullName: 0
         case \Country.shortName: 1
+        default: nil
+        }
+    }
+
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+        switch keyPath {
+        case \Country.candy: 0
         default: nil
         }
     }
