@@ -14,8 +14,17 @@ extension ObjectContext {
     /// new objects can be bound directly (the tables' foreign keys are checked at commit).
     func assignRows(_ connection: Connection) throws(DatabaseError) {
         var next: [String: Int64] = [:]
+        var last: (EntityDescription, Int64)?
         for object in insertedObjects {
-            let table = type(of: object).entityDescription.table
+            let entity = type(of: object).entityDescription
+            // Inserts come in runs of one entity: no table lookup while the entity repeats.
+            if let (previous, row) = last, previous === entity {
+                object.pendingRow = row + 1
+                last = (entity, row + 1)
+                continue
+            }
+            if let (previous, row) = last { next[previous.table] = row }
+            let table = entity.table
             var row: Int64
             if let known = next[table] {
                 row = known
@@ -28,6 +37,7 @@ extension ObjectContext {
             row += 1
             object.pendingRow = row
             next[table] = row
+            last = (entity, row)
         }
     }
 

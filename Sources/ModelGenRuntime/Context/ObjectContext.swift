@@ -5,7 +5,9 @@
 public final class ObjectContext {
     public let store: PersistentStore
     /// Objects by identity: one object per row in this context.
-    var registered = IdentityMap()
+    let registered = IdentityMap()
+    /// Set once any object of this context has relationship state (cycles to break at the end).
+    var hasLinks = false
     var insertedObjects: [ManagedObject] = []
     var updatedObjects: [ManagedObject] = []
     var deletedObjects: [ManagedObject] = []
@@ -29,9 +31,17 @@ public final class ObjectContext {
     }
 
     deinit {
-        // Relationships hold their destinations strongly; break the cycles.
-        registered.forEach { $0.links = [] }
-        for object in insertedObjects { object.links = [] }
+        // Objects outlive their context without it; relationships hold their destinations
+        // strongly, so their cycles are broken here.
+        let breakCycles = hasLinks
+        registered.removeAll { object in
+            object.context = nil
+            if breakCycles { object.links = [] }
+        }
+        for object in insertedObjects {
+            object.context = nil
+            if breakCycles { object.links = [] }
+        }
     }
 
     func registeredObject(_ id: ObjectID) -> ManagedObject? { registered[id] }
@@ -400,25 +410,35 @@ public final class ObjectContext {
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
     private func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue]) throws(DatabaseError) -> [T] {
-        try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self).map { unsafeDowncast($0, to: T.self) }
+        var objects: [T] = []
+        try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self) { objects.append(unsafeDowncast($0, to: T.self)) }
+        return objects
+    }
+
+    func materializeRows(
+        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
+    ) throws(DatabaseError) -> [ManagedObject] {
+        var objects: [ManagedObject] = []
+        try materializeRows(sql, parameters: parameters, as: entity, type: type) { objects.append($0) }
+        return objects
     }
 
     /// Runs a SELECT of `entity`'s columns (`_pk`, `_entity`, `_version`, then `entity.columns`)
     /// and turns rows into objects through the identity map; rows of sub-entities become objects of
     /// their own classes, deleted objects are left out.
     func materializeRows(
-        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
-    ) throws(DatabaseError) -> [ManagedObject] {
+        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type?,
+        _ deliver: (ManagedObject) -> Void
+    ) throws(DatabaseError) {
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
-            var objects: [ManagedObject] = []
             let checkRegistered = !registered.isEmpty
             let ownType = entity.objectType ?? type
             while try statement.step() {
                 let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
                 if checkRegistered, let existing = registered[id] {
-                    if !existing.isListedAsDeleted { objects.append(existing) }
+                    if !existing.isListedAsDeleted { deliver(existing) }
                     continue
                 }
                 let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
@@ -432,9 +452,8 @@ public final class ObjectContext {
                 object.read(from: statement, startingAt: 3)
                 if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
                 registered[id] = object
-                objects.append(object)
+                deliver(object)
             }
-            return objects
         }
     }
 }

@@ -84,7 +84,10 @@ extension ManagedObject {
     final func prepareLinks() {
         if links.isEmpty {
             let count = type(of: self).entityDescription.relationships.count
-            if count > 0 { links = Array(repeating: .unloaded, count: count) }
+            if count > 0 {
+                links = Array(repeating: .unloaded, count: count)
+                context?.hasLinks = true
+            }
         }
     }
 

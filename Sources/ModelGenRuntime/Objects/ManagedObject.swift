@@ -7,8 +7,17 @@
 open class ManagedObject: Hashable {
     /// The identity of the object; temporary until its first save.
     public internal(set) var objectID: ObjectID
-    /// The context the object lives in (`nil` once deleted and saved, or never inserted).
-    public internal(set) weak var context: ObjectContext?
+    /// The context the object lives in (`nil` once deleted and saved, never inserted, or when
+    /// the context is gone).
+    public internal(set) final var context: ObjectContext? {
+        get { contextReference?.takeUnretainedValue() }
+        set { contextReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// Not a weak reference (forming and destroying 100,000 of them was a tenth of a fetch): an
+    /// object has a context only while it is registered or inserted there, and the context
+    /// clears this for all of them when it goes away.
+    private final var contextReference: Unmanaged<ObjectContext>?
     /// The `_version` read from or last written to the store (optimistic locking).
     var version: Int64 = 0
     /// Bit `n` set: the attribute in slot `n` changed since the last save (slots ≥ 64 share bit 63).
@@ -17,16 +26,47 @@ open class ManagedObject: Hashable {
     var isListedAsUpdated = false
     /// Set while the object sits in its context's list of deleted objects.
     var isListedAsDeleted = false
+    /// Rarely used state, allocated on first use, so a plain object stays small and quick to
+    /// make and free.
+    final class Extras {
+        var links: [Link] = []
+        var dynamicValues: [Any?] = []
+        var transientValues: [String: Any?] = [:]
+    }
+
+    private final var extras: Extras?
+
+    @inline(__always)
+    private final var ensuredExtras: Extras {
+        if let extras { return extras }
+        let made = Extras()
+        extras = made
+        return made
+    }
+
     /// The state of each relationship, by index (empty until first used).
-    var links: [Link] = []
+    final var links: [Link] {
+        get { extras?.links ?? [] }
+        _modify { yield &ensuredExtras.links }
+        set { if extras != nil || !newValue.isEmpty { ensuredExtras.links = newValue } }
+    }
     /// Bit `n` set: relationship `n` changed in a way the save must write.
     var relationshipMask: UInt64 = 0
     /// The `_pk` a save assigned to this unsaved object, while the save runs.
     var pendingRow: Int64 = 0
     /// Attribute values of classes without typed storage (`category` entities), by slot.
-    var dynamicValues: [Any?] = []
+    final var dynamicValues: [Any?] {
+        get { extras?.dynamicValues ?? [] }
+        _modify { yield &ensuredExtras.dynamicValues }
+        set { ensuredExtras.dynamicValues = newValue }
+    }
+
     /// Values of transient attributes.
-    var transientValues: [String: Any?] = [:]
+    final var transientValues: [String: Any?] {
+        get { extras?.transientValues ?? [:] }
+        _modify { yield &ensuredExtras.transientValues }
+        set { ensuredExtras.transientValues = newValue }
+    }
 
     /// The state of one relationship of one object.
     enum Link {

@@ -8,6 +8,8 @@ struct StoreChanges: Sendable {
     var inserted: [ObjectID]
     var updated: [ObjectID]
     var deleted: [ObjectID]
+    /// Too many changes to list: merging refreshes every object.
+    var isLarge = false
 }
 
 /// The store's recent saves, for contexts to merge (thread-safe). Keeps the last
@@ -25,10 +27,18 @@ final class ChangeLog: @unchecked Sendable {
         return nextSequence
     }
 
+    /// A save changing more objects than this is recorded without its identifiers: contexts
+    /// merging it refresh everything (the log stays small).
+    static let largeSave = 10_000
+
     func record(origin: ObjectIdentifier, inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) {
+        let large = inserted.count + updated.count + deleted.count > Self.largeSave
         lock.lock()
         defer { lock.unlock() }
-        entries.append(StoreChanges(sequence: nextSequence, origin: origin, inserted: inserted, updated: updated, deleted: deleted))
+        entries.append(
+            large
+                ? StoreChanges(sequence: nextSequence, origin: origin, inserted: [], updated: [], deleted: [], isLarge: true)
+                : StoreChanges(sequence: nextSequence, origin: origin, inserted: inserted, updated: updated, deleted: deleted))
         nextSequence += 1
         if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
     }
@@ -81,7 +91,7 @@ extension ObjectContext {
         for change in foreign {
             deleted += change.deleted
             updated += change.updated
-            if change.inserted.count + change.updated.count + change.deleted.count > 10_000 { refreshAll = true }
+            if change.isLarge { refreshAll = true }
         }
         for id in deleted {
             guard let object = registeredObject(id) else { continue }
