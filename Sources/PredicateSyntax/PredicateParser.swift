@@ -73,7 +73,17 @@ public struct PredicateParser {
         if depth > Self.maximumDepth {
             throw PredicateSyntaxError("predicate is nested too deeply", offset: current.offset)
         }
+        // A parenthesis may start a predicate or an expression, and the parser tries both; nested
+        // SUBQUERYs inside nested parentheses would multiply the retries, so the total work is
+        // bounded (real predicates use a small fraction of this).
+        steps += 1
+        if steps > 10_000 + 20 * tokens.count {
+            throw PredicateSyntaxError("predicate is too complex to read", offset: current.offset)
+        }
     }
+
+    /// Recursive steps taken so far (allowed: 10,000 plus 20 per token).
+    private var steps = 0
 
     // MARK: - Predicates
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The context's map from `ObjectID` to its one object: an open-addressing hash table with linear
 /// probing and backward-shift deletion, keyed by (entity, row) with a multiplicative hash.
 ///
@@ -32,14 +38,15 @@ final class IdentityMap {
     deinit {
         let entries = table.pointee.entries
         for index in 0..<table.pointee.capacity { entries[index].object?.release() }
-        entries.deallocate()
+        free(entries)
         table.deallocate()
     }
 
+    /// Zeroed memory from `calloc`: an all-zero `Entry` is an empty one, and a large table's pages
+    /// are only touched (and zeroed by the kernel) where entries land.
     private static func emptyEntries(_ size: Int) -> UnsafeMutablePointer<Entry> {
-        let entries = UnsafeMutablePointer<Entry>.allocate(capacity: size)
-        entries.initialize(repeating: Entry(row: 0, entity: 0, object: nil), count: size)
-        return entries
+        guard let memory = calloc(size, MemoryLayout<Entry>.stride) else { fatalError("out of memory for \(size) identity-map entries") }
+        return memory.bindMemory(to: Entry.self, capacity: size)
     }
 
     var count: Int { table.pointee.count }
@@ -155,7 +162,7 @@ final class IdentityMap {
             while entries[index].row != 0 { index = (index + 1) & mask }
             entries[index] = old[position]
         }
-        old.deallocate()
+        free(old)
         table.pointee.entries = entries
         table.pointee.capacity = size
     }

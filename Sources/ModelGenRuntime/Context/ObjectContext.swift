@@ -129,9 +129,11 @@ public final class ObjectContext {
         var newRows: [Int64] = []
         newRows.reserveCapacity(insertedObjects.count)
         lastInsert = nil
+        lastUpdate = nil
         lastDelete = nil
         defer {
             lastInsert = nil
+            lastUpdate = nil
             lastDelete = nil
         }
         do {
@@ -158,14 +160,17 @@ public final class ObjectContext {
             throw DatabaseError(.sqlite, "\(error)")
         }
         // Committed: make the new identities and versions visible, and tell other contexts.
+        // (A large save is logged without identifiers; other contexts then refresh everything.)
+        let listed = insertedObjects.count + updated.count + deletedObjects.count <= ChangeLog.largeSave
         let changedIDs = (
-            inserted: zip(insertedObjects, newRows).map { ObjectID(entityID: $0.objectID.entityID, rowID: $1) },
-            updated: updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID),
-            deleted: deletedObjects.map(\.objectID)
+            inserted: listed ? zip(insertedObjects, newRows).map { ObjectID(entityID: $0.objectID.entityID, rowID: $1) } : [],
+            updated: listed ? updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID) : [],
+            deleted: listed ? deletedObjects.map(\.objectID) : []
         )
         defer {
             store.changeLog.record(
-                origin: ObjectIdentifier(self), inserted: changedIDs.inserted, updated: changedIDs.updated, deleted: changedIDs.deleted)
+                origin: ObjectIdentifier(self), inserted: changedIDs.inserted, updated: changedIDs.updated, deleted: changedIDs.deleted,
+                large: !listed)
         }
         for (object, row) in zip(insertedObjects, newRows) {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
@@ -226,6 +231,7 @@ public final class ObjectContext {
     }
 
     private var lastInsert: (EntityDescription, Statement)?
+    private var lastUpdate: (UpdateKey, Statement)?
     private var lastDelete: (EntityDescription, Statement)?
 
     private func insertRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) -> Int64 {
@@ -243,14 +249,23 @@ public final class ObjectContext {
         let entity = type(of: object).entityDescription
         let foreignKeyMask = entity.hasForeignKeys ? object.relationshipMask & entity.foreignKeyMask : 0
         let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)
-        let sql: String
-        if let cached = updateSQL[key] {
-            sql = cached
+        let statement: Statement
+        // Saves update runs of objects with the same changes: reuse the statement without
+        // hashing its SQL per row.
+        if let (previous, cached) = lastUpdate, previous == key {
+            cached.reset()
+            statement = cached
         } else {
-            sql = entity.updateSQL(mask: object.changedMask, relationshipMask: foreignKeyMask)
-            updateSQL[key] = sql
+            let sql: String
+            if let cached = updateSQL[key] {
+                sql = cached
+            } else {
+                sql = entity.updateSQL(mask: object.changedMask, relationshipMask: foreignKeyMask)
+                updateSQL[key] = sql
+            }
+            statement = try connection.cachedStatement(sql)
+            lastUpdate = (key, statement)
         }
-        let statement = try connection.cachedStatement(sql)
         var next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
         if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
         statement.bind(object.objectID.rowID, at: next)
@@ -259,7 +274,7 @@ public final class ObjectContext {
         guard connection.changes == 1 else {
             throw DatabaseError(
                 .missingObject, "\(entity.name) \(object.objectID) was deleted or changed by someone else",
-                entity: entity.name, sql: sql)
+                entity: entity.name, sql: statement.sql)
         }
     }
 
@@ -410,26 +425,19 @@ public final class ObjectContext {
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
     private func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue]) throws(DatabaseError) -> [T] {
-        var objects: [T] = []
-        try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self) { objects.append(unsafeDowncast($0, to: T.self)) }
-        return objects
-    }
-
-    func materializeRows(
-        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
-    ) throws(DatabaseError) -> [ManagedObject] {
-        var objects: [ManagedObject] = []
-        try materializeRows(sql, parameters: parameters, as: entity, type: type) { objects.append($0) }
-        return objects
+        let objects = try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self)
+        // Every row is of T's entity or a sub-entity, so every object is a T; an array of class
+        // references has one layout whatever the class (no per-row generic work, no copy).
+        return unsafeBitCast(objects, to: [T].self)
     }
 
     /// Runs a SELECT of `entity`'s columns (`_pk`, `_entity`, `_version`, then `entity.columns`)
     /// and turns rows into objects through the identity map; rows of sub-entities become objects of
     /// their own classes, deleted objects are left out.
     func materializeRows(
-        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type?,
-        _ deliver: (ManagedObject) -> Void
-    ) throws(DatabaseError) {
+        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
+    ) throws(DatabaseError) -> [ManagedObject] {
+        var objects: [ManagedObject] = []
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
@@ -438,7 +446,7 @@ public final class ObjectContext {
             while try statement.step() {
                 let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
                 if checkRegistered, let existing = registered[id] {
-                    if !existing.isListedAsDeleted { deliver(existing) }
+                    if !existing.isListedAsDeleted { objects.append(existing) }
                     continue
                 }
                 let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
@@ -452,8 +460,9 @@ public final class ObjectContext {
                 object.read(from: statement, startingAt: 3)
                 if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
                 registered[id] = object
-                deliver(object)
+                objects.append(object)
             }
         }
+        return objects
     }
 }

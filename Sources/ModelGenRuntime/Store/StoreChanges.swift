@@ -31,8 +31,8 @@ final class ChangeLog: @unchecked Sendable {
     /// merging it refresh everything (the log stays small).
     static let largeSave = 10_000
 
-    func record(origin: ObjectIdentifier, inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) {
-        let large = inserted.count + updated.count + deleted.count > Self.largeSave
+    func record(origin: ObjectIdentifier, inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID], large: Bool = false) {
+        let large = large || inserted.count + updated.count + deleted.count > Self.largeSave
         lock.lock()
         defer { lock.unlock() }
         entries.append(
