@@ -7,7 +7,12 @@ struct MustacheRenderer {
     static let maximumDepth = 200
     /// Partial expansions left for this render: a partial that includes itself inside a list
     /// branches at every level, so depth alone does not bound the work.
-    private var expansionsLeft = 100_000
+    private var expansionsLeft = 10_000
+    /// Nodes left to render in this render: a bound on the work whatever the data and partials
+    /// (generated code renders a few thousand nodes per file).
+    private var nodesLeft = 2_000_000
+    /// Set when a bound stopped part of the output.
+    private(set) var limitReached = false
 
     init(partials: MustachePartials, escapingHTML: Bool) {
         self.partials = partials
@@ -22,6 +27,11 @@ struct MustacheRenderer {
     /// Renders with `stack` pushed and popped in place (no copy per section item).
     mutating func render(_ nodes: [MustacheTemplate.Node], stack: inout [MustacheValue], into output: inout String) {
         for node in nodes {
+            guard nodesLeft > 0 else {
+                limitReached = true
+                return
+            }
+            nodesLeft -= 1
             switch node {
             case .text(let text):
                 output += text
@@ -47,8 +57,11 @@ struct MustacheRenderer {
                     stack.removeLast()
                 }
             case .partial(let name, let indentation):
-                guard depth < Self.maximumDepth, expansionsLeft > 0, let template = partial(name, indentation: indentation)
-                else { continue }
+                guard depth < Self.maximumDepth, expansionsLeft > 0 else {
+                    limitReached = true
+                    continue
+                }
+                guard let template = partial(name, indentation: indentation) else { continue }
                 expansionsLeft -= 1
                 depth += 1
                 render(template.nodes, stack: &stack, into: &output)

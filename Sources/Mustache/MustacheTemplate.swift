@@ -38,11 +38,25 @@ public struct MustacheTemplate: Sendable {
         render(context, partials: MustachePartials(partials), escapingHTML: escapingHTML)
     }
 
-    /// Renders with a set of partials that keeps them compiled across renders.
+    /// Renders with a set of partials that keeps them compiled across renders. Rendering is
+    /// bounded (partial nesting 200, partial expansions 10,000, nodes 2,000,000); past a bound the
+    /// rest is left out — `renderChecked` reports that instead.
     public func render(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) -> String {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output = ""
         renderer.render(nodes, stack: [context], into: &output)
+        return output
+    }
+
+    /// Renders like `render`, but throws when a bound cut the output short (a partial that keeps
+    /// including itself, or data that makes the output explode).
+    public func renderChecked(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) throws(MustacheError) -> String {
+        var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
+        var output = ""
+        renderer.render(nodes, stack: [context], into: &output)
+        if renderer.limitReached {
+            throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)
+        }
         return output
     }
 }

@@ -73,6 +73,7 @@ import Testing
     @Test(arguments: [
         ("nonsense.mustache", "{{x}}", "'nonsense.mustache' in"),
         ("entity.mustache", "{{#open}} never closed", "template 'entity.mustache':"),
+        ("helpers.mustache", "{{> helpers}}", "rendering stopped at a bound"),
     ])
     func badTemplatesAreReportedWithTheirName(_ file: String, _ source: String, _ message: String) throws {
         let output = try Self.temporaryDirectory()

@@ -69,13 +69,23 @@ public struct SwiftGenerator: Sendable {
         let partials = MustachePartials(templates)
         var files: [GeneratedFile] = []
         for index in builder.generatedEntities {
-            let contents = entityTemplate.render(builder.entityContext(index), partials: partials, escapingHTML: false)
+            let contents: String
+            do {
+                contents = try entityTemplate.renderChecked(builder.entityContext(index), partials: partials, escapingHTML: false)
+            } catch {
+                throw SwiftGenerationError(template: "entity", error: error)
+            }
             files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
         }
         let snapshot = snapshot ?? SchemaSnapshot.make(schema)
         let ddl = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
-        let contents = modelTemplate.render(
-            builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash), partials: partials, escapingHTML: false)
+        let contents: String
+        do {
+            contents = try modelTemplate.renderChecked(
+                builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash), partials: partials, escapingHTML: false)
+        } catch {
+            throw SwiftGenerationError(template: "model", error: error)
+        }
         files.append(GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents))
         return files
     }
