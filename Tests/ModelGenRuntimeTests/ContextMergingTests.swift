@@ -7,10 +7,7 @@ import Testing
 /// changes saved in one context merged into another's live objects.
 @Suite struct ContextMergingTests {
     static func withStore(_ body: (PersistentStore) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(try PersistentStore(path: directory.appendingPathComponent("hello.sqlite").path, model: HelloCoreDataModel.model))
+        try await TemporaryStore.with(HelloCoreDataModel.model, body)
     }
 
     static func addUser(_ name: String, in context: ObjectContext) -> User {

@@ -6,24 +6,9 @@ import Testing
 /// The generated classes of `Models/Library` (see `Generated/Library/`) on real SQLite files:
 /// relationships and their inverses, deletion rules, validation.
 @Suite struct LibraryRelationshipTests {
-    /// A fresh store file in its own directory, removed afterwards.
-    static func withStore(_ body: (PersistentStore, String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("library-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("library.sqlite").path
-        try body(try PersistentStore(path: path, model: LibraryModel.model), path)
-    }
+    static func withStore(_ body: (PersistentStore, String) throws -> Void) throws { try TemporaryStore.with(LibraryModel.model, body) }
 
-    static func rows(_ path: String, _ sql: String) throws -> [[String]] {
-        let connection = try Connection(path: path)
-        let statement = try connection.cachedStatement(sql)
-        var rows: [[String]] = []
-        while try statement.step() {
-            rows.append((0..<statement.columnCount).map { statement.isNull($0) ? "NULL" : statement.string($0) })
-        }
-        return rows
-    }
+    static func rows(_ path: String, _ sql: String) throws -> [[String]] { try TemporaryStore.rows(path, sql) }
 
     @Test func manyToManyKeepsBothSidesInStepAcrossSaves() throws {
         try Self.withStore { store, path in

@@ -8,10 +8,7 @@ import Testing
 /// in SQL and, with unsaved changes, in memory.
 @Suite struct RelationshipPredicateTests {
     static func withStore(_ model: PersistentStore.Model, _ body: (PersistentStore) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relpred-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try body(try PersistentStore(path: directory.appendingPathComponent("store.sqlite").path, model: model))
+        try TemporaryStore.with(model) { store, _ in try body(store) }
     }
 
     @Test func gradeForStudentAndQuiz() throws {

@@ -8,11 +8,7 @@ import Testing
 /// predicate, with the same results.
 @Suite struct ScenarioCandyShipsTests {
     static func withStore(_ body: (PersistentStore, String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("candy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("candy.sqlite").path
-        try body(try PersistentStore(path: path, model: ShipsSingersCandyModel.model), path)
+        try TemporaryStore.with(ShipsSingersCandyModel.model, body)
     }
 
     /// Inserts candy that each creates its country anew, as the tutorial does.
