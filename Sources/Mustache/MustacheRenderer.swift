@@ -8,8 +8,8 @@ struct MustacheRenderer {
     /// Partial expansions left for this render: a partial that includes itself inside a list
     /// branches at every level, so depth alone does not bound the work.
     private var expansionsLeft = 10_000
-    /// Nodes left to render in this render: a bound on the work whatever the data and partials
-    /// (generated code renders a few thousand nodes per file).
+    /// Work left in this render (a node is 1, a lookup the depth of the context stack): a bound
+    /// whatever the data and partials (generated code uses a few tens of thousands per file).
     private var nodesLeft = 2_000_000
     /// Set when a bound stopped part of the output.
     private(set) var limitReached = false
@@ -36,9 +36,12 @@ struct MustacheRenderer {
             case .text(let text):
                 output += text
             case .variable(let path, let escaped):
+                // A lookup walks the context stack: charge its depth to the work bound.
+                nodesLeft -= stack.count
                 let text = Self.lookup(path, in: stack).text
                 output += escaped && escapingHTML ? Self.escapeHTML(text) : text
             case .section(let path, let children, let inverted):
+                nodesLeft -= stack.count
                 let value = Self.lookup(path, in: stack)
                 if inverted {
                     if !value.isTruthy { render(children, stack: &stack, into: &output) }

@@ -263,7 +263,9 @@ public struct PredicateParser {
             defer { depth -= 1 }
             advance()
             switch current.kind {
-            case .integer(let value):
+            case .integer(let value) where value != 0:
+                // (`-0` stays a negation: an integer has no negative zero, and folding it would
+                // drop the sign from the canonical text.)
                 advance()
                 return try parsePostfix(.literal(.integer(-value)))
             case .double(let value):
