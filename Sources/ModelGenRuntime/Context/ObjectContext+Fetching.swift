@@ -1,0 +1,132 @@
+extension ObjectContext {
+    // MARK: - Fetching
+
+    /// Every object of `type` (and its sub-entities), in row order; see `fetch(_:)`.
+    public func fetchAll<T: ManagedObject>(_ type: T.Type) throws(DatabaseError) -> [T] {
+        try fetch(FetchRequest<T>())
+    }
+
+    /// The objects `request` selects, as Core Data fetches them: objects already in this context
+    /// come back as they are (one object per row), and the context's unsaved inserts, changes and
+    /// deletes are taken into account.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
+        if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
+        let entity = T.entityDescription
+        let pending = hasChanges
+        // Unsaved changes of other objects can change what a condition through relationships
+        // means: then every row is checked in memory.
+        let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
+        let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition) }
+        let windowInSQL = compiled?.residue == nil && !pending
+        var sql =
+            "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
+            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
+        if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
+        sql += " ORDER BY " + (request.sortDescriptors.map(\.sql) + ["\"_pk\""]).joined(separator: ", ")
+        if windowInSQL, request.fetchLimit != nil || request.fetchOffset > 0 {
+            sql += " LIMIT \(request.fetchLimit ?? -1) OFFSET \(request.fetchOffset)"
+        }
+        var objects = try materialize(T.self, sql: sql, parameters: compiled?.parameters ?? [])
+        if windowInSQL { return objects }
+        let condition = request.predicate?.condition
+        if pending {
+            // Objects changed in memory may no longer match, or may match now.
+            objects = objects.filter { object in
+                (object.changedMask == 0 && object.relationshipMask == 0 && !throughRelationships)
+                    || condition.map { PredicateEvaluator.matches($0, object) } ?? true
+            }
+            let present = Set(objects.map(ObjectIdentifier.init))
+            for object in updatedObjects + insertedObjects where !object.isListedAsDeleted {
+                guard let object = object as? T, !present.contains(ObjectIdentifier(object)) else { continue }
+                if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true { objects.append(object) }
+            }
+            objects = Self.sorted(objects, by: request.sortDescriptors)
+        } else if let residue = compiled?.residue {
+            objects = objects.filter { PredicateEvaluator.matches(residue, $0) }
+        }
+        let start = min(request.fetchOffset, objects.count)
+        let end = request.fetchLimit.map { min(start + $0, objects.count) } ?? objects.count
+        return Array(objects[start..<end])
+    }
+
+    /// How many objects `request` selects (its limit and offset applied).
+    public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> Int {
+        if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
+        let entity = T.entityDescription
+        guard !hasChanges else { return try fetch(request).count }
+        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition) }
+        guard compiled?.residue == nil else { return try fetch(request).count }
+        var sql =
+            "SELECT count(*) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
+            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
+        if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
+        let total: Int = try store.withConnection { connection throws(DatabaseError) in
+            let statement = try connection.cachedStatement(sql)
+            for (index, value) in (compiled?.parameters ?? []).enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
+            _ = try statement.step()
+            return Int(statement.int64(0))
+        }
+        let afterOffset = max(0, total - request.fetchOffset)
+        return request.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// Sorts objects in memory the way SQL orders their rows: by the descriptors, then by row
+    /// (unsaved inserts last, in insertion order).
+    static func sorted<T: ManagedObject>(_ objects: [T], by descriptors: [ObjectSortDescriptor<T>]) -> [T] {
+        func rank(_ object: T) -> (Int, Int64) {
+            object.objectID.isTemporary ? (1, -object.objectID.rowID) : (0, object.objectID.rowID)
+        }
+        return objects.sorted { lhs, rhs in
+            for descriptor in descriptors {
+                let order = StoredValue.order(
+                    PredicateEvaluator.value(descriptor.slot, lhs), PredicateEvaluator.value(descriptor.slot, rhs),
+                    caseInsensitive: descriptor.caseInsensitive)
+                if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+            }
+            return rank(lhs) < rank(rhs)
+        }
+    }
+
+    /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
+    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue]) throws(DatabaseError) -> [T] {
+        let objects = try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self)
+        // Every row is of T's entity or a sub-entity, so every object is a T; an array of class
+        // references has one layout whatever the class (no per-row generic work, no copy).
+        return unsafeBitCast(objects, to: [T].self)
+    }
+
+    /// Runs a SELECT of `entity`'s columns (`_pk`, `_entity`, `_version`, then `entity.columns`)
+    /// and turns rows into objects through the identity map; rows of sub-entities become objects of
+    /// their own classes, deleted objects are left out.
+    func materializeRows(
+        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
+    ) throws(DatabaseError) -> [ManagedObject] {
+        var objects: [ManagedObject] = []
+        try store.withConnection { connection throws(DatabaseError) in
+            let statement = try connection.cachedStatement(sql)
+            for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
+            let checkRegistered = !registered.isEmpty
+            let ownType = entity.objectType ?? type
+            while try statement.step() {
+                let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
+                if checkRegistered, let existing = registered[id] {
+                    if !existing.isListedAsDeleted { objects.append(existing) }
+                    continue
+                }
+                let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
+                guard let objectType = id.entityID == entity.entityID ? ownType : rowEntity.objectType else {
+                    throw DatabaseError(.misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)", entity: entity.name)
+                }
+                let object = objectType.init()
+                object.objectID = id
+                object.version = statement.int64(2)
+                object.context = self
+                object.read(from: statement, startingAt: 3)
+                if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
+                registered[id] = object
+                objects.append(object)
+            }
+        }
+        return objects
+    }
+}
