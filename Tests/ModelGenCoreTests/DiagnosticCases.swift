@@ -235,6 +235,18 @@ enum DiagnosticCases {
             id: "unresolved-composite", severity: .error,
             marked: entity(#"<attribute name="c" attributeType="Composite" 1️⃣composite="Nope"/>"#)),
         Case(
+            id: "unknown-sort-key", severity: .warning,
+            marked: """
+                    <entity name="A">
+                        <attribute name="title" optional="YES" attributeType="String"/>
+                        <relationship 1️⃣name="r" toMany="YES" destinationEntity="A">
+                            <userInfo>
+                                <entry key="modelgen.sortKey" value="-title,nope"/>
+                            </userInfo>
+                        </relationship>
+                    </entity>
+                """),
+        Case(
             id: "inverted-relationship-counts", severity: .error,
             marked: entity(#"<relationship name="r" toMany="YES" 1️⃣minCount="5" maxCount="2" destinationEntity="A"/>"#)),
         Case(

@@ -13,6 +13,7 @@ public struct ModelValidator {
         FetchIndexRules.check,
         ConfigurationRules.check,
         PredicateRules.check,
+        SortKeyRules.check,
     ]
 
     public init() {}
