@@ -53,24 +53,33 @@ extension Expression: CustomStringConvertible {
         case .function(let name, let arguments):
             return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
         case .arithmetic(let op, let lhs, let rhs):
-            return "(\(lhs) \(op.rawValue) \(rhs))"
+            // Parentheses only where precedence or associativity needs them: a long `a - b - c …`
+            // prints flat, as it was read, instead of nesting one level per term.
+            let level = op.precedence
+            let leftNeeds = lhs.arithmeticPrecedence.map { op == .power ? $0 <= level : $0 < level } ?? false
+            let rightNeeds = rhs.arithmeticPrecedence.map { op == .power ? $0 < level : $0 <= level } ?? false
+            let left = leftNeeds ? "(\(lhs))" : lhs.description
+            let right = rightNeeds ? "(\(rhs))" : rhs.description
+            return "\(left) \(op.rawValue) \(right)"
         case .negate(let inner):
             // Parentheses only around arithmetic: `-(-(-a))` would nest deeper than the input did.
             if case .arithmetic = inner { return "-(\(inner))" }
             return "-" + inner.description
         case .index(let base, let index):
+            let head = base.arithmeticPrecedence == nil ? base.description : "(\(base))"
             switch index {
-            case .position(let position): return "\(base)[\(position)]"
-            case .first: return "\(base)[FIRST]"
-            case .last: return "\(base)[LAST]"
-            case .size: return "\(base)[SIZE]"
+            case .position(let position): return "\(head)[\(position)]"
+            case .first: return "\(head)[FIRST]"
+            case .last: return "\(head)[LAST]"
+            case .size: return "\(head)[SIZE]"
             }
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(collection), $\(variable), \(predicate))"
         case .cast(let value, let type):
             return "CAST(\(value), \(Literal.string(type)))"
         case .member(let base, let components):
-            return "\(base)." + components.map(Self.escapedKey).joined(separator: ".")
+            let head = base.arithmeticPrecedence == nil ? base.description : "(\(base))"
+            return "\(head)." + components.map(Self.escapedKey).joined(separator: ".")
         }
     }
 
@@ -158,5 +167,24 @@ extension Expression {
             predicate.collectVariables(into: &names, bound: &bound)
             bound.removeLast()
         }
+    }
+}
+
+extension ArithmeticOperator {
+    /// Binding strength: `+ -` 1, `* /` 2, `**` 3 (right-associative).
+    var precedence: Int {
+        switch self {
+        case .add, .subtract: 1
+        case .multiply, .divide: 2
+        case .power: 3
+        }
+    }
+}
+
+extension Expression {
+    /// The precedence of the operator at the top, when this is arithmetic.
+    var arithmeticPrecedence: Int? {
+        if case .arithmetic(let op, _, _) = self { return op.precedence }
+        return nil
     }
 }

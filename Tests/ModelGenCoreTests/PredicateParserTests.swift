@@ -55,9 +55,9 @@ import Testing
         ("text == \"say \\\"hi\\\"\\n\"", "text == \"say \\\"hi\\\"\\n\""),
         ("name == 'caf\\u00e9'", "name == \"café\""),
         // Arithmetic, functions, indexes, subqueries, casts.
-        ("(a + b) * 2 > c - 1", "((a + b) * 2) > (c - 1)"),
-        ("a ** 2 == 4", "(a ** 2) == 4"),
-        ("-a < 0", "-a < 0"), ("-(a + 1) < 0", "-((a + 1)) < 0"),
+        ("(a + b) * 2 > c - 1", "(a + b) * 2 > c - 1"), ("a - b - c == 0", "a - b - c == 0"),
+        ("a ** 2 == 4", "a ** 2 == 4"),
+        ("-a < 0", "-a < 0"), ("-(a + 1) < 0", "-(a + 1) < 0"), ("a - (b - c) == 2 ** 3 ** 2", "a - (b - c) == 2 ** 3 ** 2"), ("(2 ** 3) ** 2 == x", "(2 ** 3) ** 2 == x"),
         ("date > now()", "date > now()"),
         ("lowercase(name) == 'x'", "lowercase(name) == \"x\""),
         ("items[FIRST].name == 'a' AND items[LAST].x == 1 AND items[SIZE] == 2 AND items[0].y == 3",
