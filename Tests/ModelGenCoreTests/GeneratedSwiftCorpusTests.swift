@@ -19,6 +19,17 @@ import Testing
         return nil
     }
 
+    /// `swiftc -typecheck` of `files` against the built runtime, in Swift 6 mode.
+    static func typecheck(_ swiftc: String, _ files: [String]) throws -> Subprocess.Output {
+        let csqlite = TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path
+        return try Subprocess.run(swiftc, ["-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite] + files)
+    }
+
+    /// The error and warning lines of a compiler run.
+    static func diagnostics(_ output: Subprocess.Output) -> [Substring] {
+        (output.stdout + output.stderr).split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+    }
+
     /// Writes the generated files of `contents` (a model version) into `directory`, plus the
     /// classes a user writes for `category` entities, as the generated comment shows them.
     static func generate(_ contents: URL, into directory: URL, access: SwiftGenerationOptions.Access = .public) throws -> [URL] {
@@ -55,11 +66,8 @@ import Testing
             let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
             let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)
             let files = try Self.generate(contents, into: root.appendingPathComponent(name), access: .internal)
-            let output = try Subprocess.run(
-                swiftc,
-                ["-typecheck", "-swift-version", "6", "-I", Self.modulesDirectory.path, "-I",
-                 TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path] + files.map(\.path))
-            let diagnostics = (output.stdout + output.stderr).split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+            let output = try Self.typecheck(swiftc, files.map(\.path))
+            let diagnostics = Self.diagnostics(output)
             #expect(output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
         }
     }
@@ -80,18 +88,16 @@ import Testing
         }
         let results = Results(count: jobs.count)
         let work = jobs.map { job in job.1.map(\.path) }
-        let csqlite = TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             for index in stride(from: worker, to: work.count, by: 2) {
-                let arguments = ["-typecheck", "-swift-version", "6", "-I", Self.modulesDirectory.path, "-I", csqlite] + work[index]
-                results.set(index, Result { try Subprocess.run(swiftc, arguments) })
+                results.set(index, Result { try Self.typecheck(swiftc, work[index]) })
             }
         }
         var clean = 0
         for (index, job) in jobs.enumerated() {
             switch results.value(index) {
             case .success(let output)?:
-                let diagnostics = (output.stdout + output.stderr).split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+                let diagnostics = Self.diagnostics(output)
                 #expect(output.status == 0 && diagnostics.isEmpty, "\(job.0):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
                 if output.status == 0 && diagnostics.isEmpty { clean += 1 }
             case .failure(let error)?:

@@ -61,7 +61,7 @@ extension SwiftContextBuilder {
             "relationships": .list(relationshipContexts),
             "ownRelationships": .list(ownRelationships),
             "hasRelationships": .bool(!relationshipContexts.isEmpty),
-            "initializerParameters": .string(initializerParameters(all, own: inheritedCount)),
+            "initializerParameters": .string(initializerParameters(all)),
             "initializerAssignments": .list(initializerAssignments(all)),
             "finds": .list(findContexts(index, className: className)),
             "fetchRequests": .list(fetchRequestContexts(index, className: className)),
@@ -139,7 +139,7 @@ extension SwiftContextBuilder {
     }
 
     /// `, name: String, …` for the required attributes without a default (those a save needs).
-    private func initializerParameters(_ all: [StoredAttribute], own: Int) -> String {
+    private func initializerParameters(_ all: [StoredAttribute]) -> String {
         all.filter { !$0.effective.isOptional && $0.effective.defaultValue == nil && $0.member == nil }
             .map { ", \(Self.propertyName($0.attribute.name)): \(typeName($0.valueType.swiftName))" }
             .joined()

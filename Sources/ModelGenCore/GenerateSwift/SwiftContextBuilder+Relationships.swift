@@ -107,6 +107,7 @@ extension SwiftContextBuilder {
         let description =
             "RelationshipDescription(name: \(SwiftNames.literal(relationship.name)), destinationEntityID: \(mappings[model.entities[planned.destination].name]?.entityID ?? 0), destination: \(destinationClass).self, inverse: \(inverseIndex.map(String.init) ?? "nil"), isToMany: \(relationship.isToMany), isOrdered: \(relationship.isOrdered), isOptional: \(relationship.isOptional)\(counts), deletionRule: \(rule), storage: \(planned.storage))"
         let capitalized = SwiftNames.capitalized(relationship.name)
+        let sort = sortDescriptors(planned)
         return .object([
             "name": .string(Self.propertyName(relationship.name)),
             "key": .string(SwiftNames.literal(relationship.name)),
@@ -120,8 +121,8 @@ extension SwiftContextBuilder {
             "addName": .string(SwiftNames.identifier("addTo" + capitalized)),
             "removeName": .string(SwiftNames.identifier("removeFrom" + capitalized)),
             "arrayName": .string(SwiftNames.identifier(relationship.name + "Array")),
-            "sortDescriptors": .string(sortDescriptors(planned).code),
-            "sortDescription": .string(sortDescriptors(planned).description),
+            "sortDescriptors": .string(sort.code),
+            "sortDescription": .string(sort.description),
             "rawName": .string(relationship.name),
             "description": .string(description),
             "className": .string(classNames[entity] ?? ""),
@@ -138,15 +139,8 @@ extension SwiftContextBuilder {
         let attributes = storedAttributes[planned.destination] ?? []
         var descriptors: [String] = []
         var described: [String] = []
-        for part in spec.split(separator: ",") {
-            var key = String(part).trimmingCharacters(in: " \t")
-            var ascending = true
-            if key.hasPrefix("-") {
-                ascending = false
-                key.removeFirst()
-            } else if key.hasPrefix("+") {
-                key.removeFirst()
-            }
+        for sortKey in SortKey.parse(spec) {
+            let (key, ascending) = (sortKey.key, sortKey.ascending)
             guard attributes.contains(where: { $0.member == nil && $0.attribute.name == key && $0.valueType.isComparable }) else { continue }
             descriptors.append("ObjectSortDescriptor(\\\(className).\(Self.propertyName(key))\(ascending ? "" : ", ascending: false"))")
             described.append("`\(key)`" + (ascending ? "" : " descending"))

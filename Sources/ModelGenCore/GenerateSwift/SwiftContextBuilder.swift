@@ -176,7 +176,6 @@ struct SwiftContextBuilder {
             "description": .string(
                 "AttributeDescription(name: \(SwiftNames.literal(stored.key)), column: \(SwiftNames.literal(stored.column)), type: \(stored.valueType.runtimeCase), isOptional: \(attribute.isOptional), hasDefault: \(attribute.defaultValue != nil)\(bounds))"
             ),
-            "keyPathCase": .bool(stored.member == nil),
             "className": .string(className),
         ])
     }

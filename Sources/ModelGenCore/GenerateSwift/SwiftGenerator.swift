@@ -64,8 +64,9 @@ public struct SwiftGenerator: Sendable {
         model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil
     ) throws(SwiftGenerationError) -> [GeneratedFile] {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
-        let entityTemplate = try compile("entity")
-        let modelTemplate = try compile("model")
+        let compiled = try compileAll()
+        let entityTemplate = compiled["entity"]!
+        let modelTemplate = compiled["model"]!
         let partials = MustachePartials(templates)
         var files: [GeneratedFile] = []
         for index in builder.generatedEntities {
@@ -90,17 +91,18 @@ public struct SwiftGenerator: Sendable {
         return files
     }
 
-    private func compile(_ name: String) throws(SwiftGenerationError) -> MustacheTemplate {
-        for partial in Self.templateNames where partial != name {
-            if let source = templates[partial] {
-                do { _ = try MustacheTemplate(source) } catch { throw SwiftGenerationError(template: partial, error: error) }
+    /// Every template compiled once, so one that does not compile is reported by name before
+    /// anything renders.
+    private func compileAll() throws(SwiftGenerationError) -> [String: MustacheTemplate] {
+        var compiled: [String: MustacheTemplate] = [:]
+        for name in Self.templateNames {
+            do {
+                compiled[name] = try MustacheTemplate(templates[name] ?? "")
+            } catch {
+                throw SwiftGenerationError(template: name, error: error)
             }
         }
-        do {
-            return try MustacheTemplate(templates[name] ?? "")
-        } catch {
-            throw SwiftGenerationError(template: name, error: error)
-        }
+        return compiled
     }
 }
 

@@ -29,12 +29,10 @@ enum SortKeyRules {
 
     /// The keys of `spec` (`-year,title`) that are not orderable stored attributes of `entity`.
     static func unknownKeys(_ spec: String, in entity: Int, _ model: ObjectModel) -> [String] {
-        spec.split(separator: ",").compactMap { part in
-            var key = String(part).trimmingCharacters(in: " \t")
-            if key.hasPrefix("-") || key.hasPrefix("+") { key.removeFirst() }
-            guard let ref = model.property(named: key, in: entity), let attribute = model.attribute(ref),
+        SortKey.parse(spec).compactMap { sortKey in
+            guard let ref = model.property(named: sortKey.key, in: entity), let attribute = model.attribute(ref),
                 !attribute.isTransient, orderable.contains(attribute.type)
-            else { return key }
+            else { return sortKey.key }
             return nil
         }
     }
@@ -42,4 +40,25 @@ enum SortKeyRules {
     private static let orderable: Set<AttributeType> = [
         .integer16, .integer32, .integer64, .decimal, .double, .float, .string, .boolean, .date, .binary, .uuid, .uri,
     ]
+}
+
+/// One key of a sort-key spec in `userInfo`: `-year,title` is `year` descending, then `title`
+/// (a leading `+` is ascending, the default).
+struct SortKey: Equatable {
+    var key: String
+    var ascending: Bool
+
+    static func parse(_ spec: String) -> [SortKey] {
+        spec.split(separator: ",").map { part in
+            var key = String(part).trimmingCharacters(in: " \t")
+            var ascending = true
+            if key.hasPrefix("-") {
+                ascending = false
+                key.removeFirst()
+            } else if key.hasPrefix("+") {
+                key.removeFirst()
+            }
+            return SortKey(key: key, ascending: ascending)
+        }
+    }
 }

@@ -162,16 +162,13 @@ public final class ObjectContext {
         // Committed: make the new identities and versions visible, and tell other contexts.
         // (A large save is logged without identifiers; other contexts then refresh everything.)
         let listed = insertedObjects.count + updated.count + deletedObjects.count <= ChangeLog.largeSave
-        let changedIDs = (
-            inserted: listed ? zip(insertedObjects, newRows).map { ObjectID(entityID: $0.objectID.entityID, rowID: $1) } : [],
-            updated: listed ? updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID) : [],
-            deleted: listed ? deletedObjects.map(\.objectID) : []
-        )
-        defer {
-            store.changeLog.record(
-                origin: ObjectIdentifier(self), inserted: changedIDs.inserted, updated: changedIDs.updated, deleted: changedIDs.deleted,
-                large: !listed)
-        }
+        let changes = listed
+            ? (
+                inserted: zip(insertedObjects, newRows).map { ObjectID(entityID: $0.objectID.entityID, rowID: $1) },
+                updated: updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID),
+                deleted: deletedObjects.map(\.objectID)
+            ) : nil
+        defer { store.changeLog.record(origin: ObjectIdentifier(self), changes: changes) }
         for (object, row) in zip(insertedObjects, newRows) {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
             object.version = 1

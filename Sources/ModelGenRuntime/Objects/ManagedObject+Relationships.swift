@@ -255,7 +255,8 @@ extension ManagedObject {
         case .joinTable:
             context?.noteLinkChange(self, destination, index, added: added)
             if relationships[index].isOrdered { noteRelationshipChange(index) }
-        case .inverseForeignKey(_, let position?) where position.isEmpty == false:
+        case .inverseForeignKey(_, _?):
+            // An ordered one-to-many: the members' positions are written at the save.
             noteRelationshipChange(index)
         default:
             break

@@ -31,14 +31,14 @@ final class ChangeLog: @unchecked Sendable {
     /// merging it refresh everything (the log stays small).
     static let largeSave = 10_000
 
-    func record(origin: ObjectIdentifier, inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID], large: Bool = false) {
-        let large = large || inserted.count + updated.count + deleted.count > Self.largeSave
+    /// Records a save; `changes` is `nil` for a save larger than `largeSave`.
+    func record(origin: ObjectIdentifier, changes: (inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID])?) {
         lock.lock()
         defer { lock.unlock() }
         entries.append(
-            large
-                ? StoreChanges(sequence: nextSequence, origin: origin, inserted: [], updated: [], deleted: [], isLarge: true)
-                : StoreChanges(sequence: nextSequence, origin: origin, inserted: inserted, updated: updated, deleted: deleted))
+            StoreChanges(
+                sequence: nextSequence, origin: origin, inserted: changes?.inserted ?? [], updated: changes?.updated ?? [],
+                deleted: changes?.deleted ?? [], isLarge: changes == nil))
         nextSequence += 1
         if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
     }
