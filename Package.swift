@@ -59,9 +59,23 @@ let package = Package(
             exclude: ["Reference", "Fixtures"],
             swiftSettings: swiftSettings
         ),
+        // The reviewed generated code of every model in Models/ (golden output of the Swift
+        // generator), used by the runtime tests and the stress tool.
+        .target(
+            name: "GeneratedModels",
+            dependencies: ["ModelGenRuntime"],
+            path: "Tests/GeneratedModels",
+            swiftSettings: swiftSettings
+        ),
+        // Child processes for the crash-safety and concurrency tests.
+        .executableTarget(
+            name: "modelgen-stress",
+            dependencies: ["GeneratedModels", "ModelGenRuntime"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ModelGenRuntimeTests",
-            dependencies: ["ModelGenRuntime", "CSQLite"],
+            dependencies: ["ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rewrites the generated-Swift references in Tests/ModelGenRuntimeTests/Generated/ with the
+# Rewrites the generated-Swift references in Tests/GeneratedModels/ with the
 # current generator (use when a generator change makes the old references fail to compile, so
 # `MODELGEN_RECORD=1 swift test` cannot build). Review the diff before committing.
 set -euo pipefail
@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 swift build --product modelgen
 for model in Models/*.xcdatamodeld; do
     name=$(basename "$model" .xcdatamodeld)
-    rm -f "Tests/ModelGenRuntimeTests/Generated/$name/"*.swift
-    .build/debug/modelgen generate "$model" --output "Tests/ModelGenRuntimeTests/Generated/$name"
+    rm -f "Tests/GeneratedModels/$name/"*.swift
+    .build/debug/modelgen generate "$model" --output "Tests/GeneratedModels/$name"
 done

@@ -6,7 +6,7 @@ import Testing
 /// Golden outputs for every model in `Models/`: the relational schema dump and the DDL of both
 /// dialects, compared byte for byte with `Tests/ModelGenCoreTests/Reference/<Model>/`, and the
 /// reference DDL executed on fresh SQLite and PostgreSQL databases; the generated Swift, compared
-/// with `Tests/ModelGenRuntimeTests/Generated/<Model>/`, where the runtime tests compile and use it.
+/// with `Tests/GeneratedModels/<Model>/` (the `GeneratedModels` target), where the runtime tests compile and use it.
 ///
 /// `MODELGEN_RECORD=1 swift test --filter ReferenceTests` rewrites the files; a missing file is
 /// written and the test fails, so every new reference is reviewed in the diff.
@@ -19,7 +19,7 @@ import Testing
     }()
 
     static let generatedRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("ModelGenRuntimeTests/Generated")
+        .appendingPathComponent("GeneratedModels")
 
     static var isRecording: Bool { ProcessInfo.processInfo.environment["MODELGEN_RECORD"] == "1" }
 

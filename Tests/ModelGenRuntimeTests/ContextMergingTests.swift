@@ -1,4 +1,5 @@
 import Foundation
+import GeneratedModels
 import Testing
 
 @testable import ModelGenRuntime
@@ -71,7 +72,7 @@ import Testing
             main.mergeChangesFromStore()
             #expect(ada.hobby == "local")
             let error = try #require(throws: DatabaseError.self) { try main.save() }
-            #expect(error.code == .missingObject)
+            #expect(error.code == .conflict)
         }
     }
 

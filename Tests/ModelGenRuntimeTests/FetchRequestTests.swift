@@ -1,4 +1,5 @@
 import Foundation
+import GeneratedModels
 import Testing
 
 @_spi(Generated) @testable import ModelGenRuntime

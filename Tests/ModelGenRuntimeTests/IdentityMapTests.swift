@@ -1,3 +1,4 @@
+import GeneratedModels
 import Testing
 
 @_spi(Generated) @testable import ModelGenRuntime

@@ -1,4 +1,5 @@
 import Foundation
+import GeneratedModels
 import Testing
 
 @testable import ModelGenRuntime

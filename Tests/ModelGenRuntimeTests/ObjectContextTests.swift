@@ -1,4 +1,5 @@
 import Foundation
+import GeneratedModels
 import Testing
 
 @_spi(Generated) @testable import ModelGenRuntime
@@ -195,7 +196,7 @@ final class Badge: ManagedObject {
             mine.ssn = 9
             #expect {
                 try first.save()
-            } throws: { ($0 as? DatabaseError)?.code == .missingObject }
+            } throws: { ($0 as? DatabaseError)?.code == .conflict }
             try first.refresh(mine)
             #expect(mine.ssn == 7)
         }

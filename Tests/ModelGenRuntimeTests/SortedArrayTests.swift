@@ -1,3 +1,4 @@
+import GeneratedModels
 import Testing
 
 @testable import ModelGenRuntime

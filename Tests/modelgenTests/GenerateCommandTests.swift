@@ -21,7 +21,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty && result.stderr.isEmpty)
         #expect(try Self.files(output) == ["Grade.swift", "GradeBook.postgres.sql", "GradeBook.sqlite.sql", "GradeBookModel.swift", "Quiz.swift", "Student.swift"])
-        let reference = CLIRunner.packageRoot.appendingPathComponent("Tests/ModelGenRuntimeTests/Generated/GradeBook")
+        let reference = CLIRunner.packageRoot.appendingPathComponent("Tests/GeneratedModels/GradeBook")
         for name in ["Grade.swift", "GradeBookModel.swift", "Quiz.swift", "Student.swift"] {
             #expect(
                 try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8)

@@ -1,12 +1,16 @@
-/// How a save resolves a uniqueness conflict (Core Data's merge policies).
+/// How a save resolves a conflict (Core Data's merge policies): two objects with the same unique
+/// values, or a row another context or process changed since this context read it (optimistic
+/// locking on `_version`).
 public enum MergePolicy: Sendable, Hashable {
-    /// The save fails with `.uniqueness`; nothing is stored.
+    /// The save fails with `.uniqueness` or `.conflict`; nothing is stored.
     case error
     /// Core Data's `mergeByPropertyObjectTrump`: objects with the same unique values become one
     /// (the first inserted, taking the others' relationships and changed values); if the store
-    /// has a row with those values, the object takes it over and its in-memory values win.
+    /// has a row with those values, the object takes it over and its in-memory values win. A row
+    /// changed elsewhere gets the object's changed properties; its other values are kept.
     case objectTrump
-    /// Like `.objectTrump`, but where the store has the row its stored values win.
+    /// Like `.objectTrump`, but where the store has the row its stored values win; an object whose
+    /// row changed elsewhere drops its attribute and to-one changes and takes the row's values.
     case storeTrump
 }
 

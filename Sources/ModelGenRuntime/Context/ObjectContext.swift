@@ -18,6 +18,8 @@ public final class ObjectContext {
     private var nextTemporaryRow: Int64 = -1
     /// UPDATE statements by entity and changed-column mask.
     private var updateSQL: [UpdateKey: String] = [:]
+    /// Objects of the running save whose version conflict the merge policy resolved.
+    private var mergedConflicts: [ManagedObject] = []
 
     private struct UpdateKey: Hashable {
         var entity: ObjectIdentifier
@@ -113,8 +115,10 @@ public final class ObjectContext {
     /// Writes every change in one transaction: all or nothing. On failure the store is unchanged
     /// and the context keeps its unsaved changes.
     /// - Throws: `.validation` (naming entity and attribute) for a required attribute never set,
-    ///   `.missingObject` when an updated row is gone or was changed by another context since it
-    ///   was read, `.sqlite` for what the database refuses.
+    ///   `.missingObject` when an updated row is gone, `.conflict` when another context or process
+    ///   changed it since it was read and `mergePolicy` is `.error` (`.objectTrump` writes the
+    ///   changed properties over the newer row, `.storeTrump` keeps the row and drops the
+    ///   object's changes), `.sqlite` for what the database refuses.
     public func save() throws(DatabaseError) {
         if let deletionError {
             self.deletionError = nil
@@ -131,6 +135,7 @@ public final class ObjectContext {
         lastInsert = nil
         lastUpdate = nil
         lastDelete = nil
+        mergedConflicts = []
         defer {
             lastInsert = nil
             lastUpdate = nil
@@ -159,6 +164,8 @@ public final class ObjectContext {
         } catch {
             throw DatabaseError(.sqlite, "\(error)")
         }
+        let conflicts = mergedConflicts
+        mergedConflicts = []
         // Committed: make the new identities and versions visible, and tell other contexts.
         // (A large save is logged without identifiers; other contexts then refresh everything.)
         let listed = insertedObjects.count + updated.count + deletedObjects.count <= ChangeLog.largeSave
@@ -192,6 +199,8 @@ public final class ObjectContext {
         insertedObjects.removeAll()
         updatedObjects.removeAll()
         deletedObjects.removeAll()
+        // Objects whose version conflict the merge policy resolved hold the merged row.
+        for object in conflicts { try? refresh(object) }
     }
 
     private func validate(updated: [ManagedObject]) throws(DatabaseError) {
@@ -268,11 +277,43 @@ public final class ObjectContext {
         statement.bind(object.objectID.rowID, at: next)
         statement.bind(object.version, at: next + 1)
         try statement.run()
-        guard connection.changes == 1 else {
+        if connection.changes == 1 { return }
+        // Optimistic locking: the row is gone, or another writer changed it since it was read.
+        let stored = try storedVersion(of: object, entity, connection)
+        switch mergePolicy {
+        case .error:
             throw DatabaseError(
-                .missingObject, "\(entity.name) \(object.objectID) was deleted or changed by someone else",
+                .conflict,
+                "\(entity.name) \(object.objectID) was changed by someone else since it was read (version \(object.version), now \(stored))",
                 entity: entity.name, sql: statement.sql)
+        case .objectTrump:
+            // The changed properties are written over the newer row; the others keep its values.
+            statement.reset()
+            next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
+            if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
+            statement.bind(object.objectID.rowID, at: next)
+            statement.bind(stored, at: next + 1)
+            try statement.run()
+            lastUpdate = nil
+        case .storeTrump:
+            // The store's row wins: this object's changes are not written.
+            break
         }
+        mergedConflicts.append(object)
+    }
+
+    /// The `_version` of `object`'s row now.
+    /// - Throws: `.missingObject` when the row is gone.
+    private func storedVersion(of object: ManagedObject, _ entity: EntityDescription, _ connection: Connection) throws(DatabaseError) -> Int64 {
+        let statement = try connection.cachedStatement(
+            "SELECT \"_version\" FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?")
+        defer { statement.reset() }
+        statement.bind(object.objectID.rowID, at: 1)
+        guard try statement.step() else {
+            throw DatabaseError(
+                .missingObject, "\(entity.name) \(object.objectID) was deleted by someone else", entity: entity.name)
+        }
+        return statement.int64(0)
     }
 
     private func deleteRow(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {

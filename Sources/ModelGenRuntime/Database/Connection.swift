@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A connection to one SQLite database (a file or in memory), with a cache of prepared
 /// statements.
 ///
@@ -27,8 +33,25 @@ public final class Connection {
         sqlite3_busy_timeout(opened, busyTimeout)
         try execute("PRAGMA foreign_keys = ON")
         if path != ":memory:" && !path.isEmpty {
-            try execute("PRAGMA journal_mode = WAL")
+            try enableWAL(busyTimeout: busyTimeout)
             try execute("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    /// Switches a file database to WAL. The switch needs the database to itself and SQLite does
+    /// not wait for that (no busy handler), so a database another process is opening at the same
+    /// moment is retried until `busyTimeout` runs out.
+    private func enableWAL(busyTimeout: Int32) throws(DatabaseError) {
+        var waited: Int32 = 0
+        while true {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+                return
+            } catch {
+                guard error.sqliteCode.map({ $0 & 0xFF == SQLITE_BUSY }) == true, waited < busyTimeout else { throw error }
+                usleep(2_000)
+                waited += 2
+            }
         }
     }
 
@@ -85,6 +108,18 @@ public final class Connection {
         } catch {
             try? execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// Resets every statement that stopped before its last row. A statement left that way keeps
+    /// a read transaction open: the connection would go on reading an old snapshot of the file,
+    /// and in WAL mode its next write would fail with `SQLITE_BUSY_SNAPSHOT` once another process
+    /// has written.
+    public func resetActiveStatements() {
+        var statement = sqlite3_next_stmt(pointer, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(pointer, current)
         }
     }
 

@@ -8,7 +8,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A stable error code. New codes may be added; existing ones never change meaning.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case sqlite, validation, uniqueness, deny, missingObject, unknownKey, wrongType, predicate, misuse
+            case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse
         }
 
         private let value: Value
@@ -24,6 +24,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let deny = Code(.deny)
         /// The object is not (or no longer) in the store.
         public static let missingObject = Code(.missingObject)
+        /// Another context or process changed the object's row since it was read (optimistic
+        /// locking on `_version`), and the merge policy is `.error`.
+        public static let conflict = Code(.conflict)
         /// No property has that key.
         public static let unknownKey = Code(.unknownKey)
         /// A value of the wrong type for the property.

@@ -35,6 +35,8 @@ public final class PersistentStore: @unchecked Sendable {
     let changeLog = ChangeLog()
     /// Recursive: a save's conflict resolution loads relationships inside its transaction.
     private let lock = NSRecursiveLock()
+    /// How many `withConnection` calls are running (on the thread holding the lock).
+    private var depth = 0
 
     /// Opens the store at `path` (`":memory:"` for a private in-memory store), creating its schema
     /// when the database is new.
@@ -45,28 +47,34 @@ public final class PersistentStore: @unchecked Sendable {
         self.model = model
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
         connection = try Connection(path: path)
-        let existing = try Self.recordedHash(connection)
-        if let existing {
-            guard existing == model.schemaHash else {
-                throw DatabaseError(
-                    .misuse, "the store's schema (\(existing.prefix(12))) is not the model's (\(model.schemaHash.prefix(12))); it needs a migration")
-            }
-        } else {
+        var existing = try Self.recordedHash(connection)
+        if existing == nil {
+            // Another process may be creating the schema too: look again under the write lock.
             do {
-                try connection.transaction { try connection.execute(model.sqliteDDL) }
+                existing = try connection.transaction {
+                    if let recorded = try Self.recordedHash(connection) { return recorded }
+                    try connection.execute(model.sqliteDDL)
+                    return nil
+                }
             } catch let error as DatabaseError {
                 throw error
             } catch {
                 throw DatabaseError(.sqlite, "\(error)")
             }
         }
+        if let existing, existing != model.schemaHash {
+            throw DatabaseError(
+                .misuse, "the store's schema (\(existing.prefix(12))) is not the model's (\(model.schemaHash.prefix(12))); it needs a migration")
+        }
     }
 
     private static func recordedHash(_ connection: Connection) throws(DatabaseError) -> String? {
         let exists = try connection.cachedStatement(
             "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '_modelgen_metadata'")
+        defer { exists.reset() }
         guard try exists.step() else { return nil }
         let hash = try connection.cachedStatement(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
+        defer { hash.reset() }
         return try hash.step() ? hash.string(0) : ""
     }
 
@@ -77,9 +85,16 @@ public final class PersistentStore: @unchecked Sendable {
     public func newContext() -> ObjectContext { ObjectContext(store: self) }
 
     /// Runs `body` with the connection, serialized with every other use of the store.
+    /// When the outermost use ends, statements that stopped early are reset, so no read
+    /// transaction outlives it.
     func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         lock.lock()
-        defer { lock.unlock() }
+        depth += 1
+        defer {
+            depth -= 1
+            if depth == 0 { connection.resetActiveStatements() }
+            lock.unlock()
+        }
         return try body(connection)
     }
 }

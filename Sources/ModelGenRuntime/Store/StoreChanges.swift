@@ -79,7 +79,7 @@ extension ObjectContext {
     /// Brings this context's objects up to date with what other contexts saved: changed objects
     /// without unsaved changes here are read again, deleted ones leave the context, and
     /// relationships are read again when next used. Objects with unsaved changes keep them (their
-    /// save then fails with `.missingObject` if the row changed meanwhile).
+    /// save then meets the version conflict, which `mergePolicy` decides).
     public func mergeChangesFromStore() {
         let (changes, complete, next) = store.changeLog.changes(since: seenChanges)
         seenChanges = next

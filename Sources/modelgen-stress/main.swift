@@ -1,0 +1,53 @@
+import Foundation
+
+// modelgen-stress: the child processes of the crash-safety and concurrency tests. They work on a
+// GradeBook store through the reviewed generated code (the `GeneratedModels` target).
+
+let usage = """
+    usage: modelgen-stress write-loop --store PATH
+           modelgen-stress verify --store PATH
+           modelgen-stress hammer --store PATH --writer N [--threads N] [--operations N]
+
+    write-loop  saves in a loop until killed, printing "begin N" before and "done N" after save N
+    verify      opens the store, checks it and the saves it holds; prints one JSON line
+    hammer      several threads, each with its own context, increment one shared counter and add
+                rows; conflicts are retried; prints one JSON line
+
+    """
+
+/// The value following `name` in the arguments, or `fallback`.
+func option(_ name: String, _ arguments: [String], fallback: String? = nil) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return fallback }
+    return arguments[index + 1]
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("modelgen-stress: \(message)\n".utf8))
+    exit(2)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first, command != "--help", command != "-h" else {
+    print(usage, terminator: "")
+    exit(arguments.isEmpty ? 2 : 0)
+}
+guard let store = option("--store", arguments) else { fail("--store PATH is required\n\(usage)") }
+
+do {
+    switch command {
+    case "write-loop":
+        try CrashWriter(path: store).run()
+    case "verify":
+        print(try StoreVerifier(path: store).report())
+    case "hammer":
+        guard let writer = option("--writer", arguments).flatMap(Int.init), writer > 0 else { fail("--writer N (≥ 1) is required") }
+        guard let threads = Int(option("--threads", arguments, fallback: "3")!), threads > 0,
+            let operations = Int(option("--operations", arguments, fallback: "100")!), operations > 0
+        else { fail("--threads and --operations take positive numbers") }
+        print(try Hammer(path: store, writer: writer, threads: threads, operations: operations).run())
+    default:
+        fail("unknown command '\(command)'\n\(usage)")
+    }
+} catch {
+    fail("\(error)")
+}

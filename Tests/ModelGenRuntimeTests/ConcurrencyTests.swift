@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+/// Two processes, each with several threads and one context per thread, increment one shared
+/// counter row and add rows of their own on one store file. Every increment is a
+/// read-modify-write: optimistic locking on `_version` must turn each race into a conflict the
+/// thread retries (merge policy `.error`), so no update is lost; a busy database must be waited
+/// for, never escape. `MODELGEN_CONCURRENCY_OPS` sets the saves per thread (default 100),
+/// `MODELGEN_CONCURRENCY_THREADS` the threads per process (default 3).
+@Suite(.serialized) struct ConcurrencyTests {
+    @Test func twoProcessesWithSeveralThreadsLoseNoUpdate() throws {
+        let operations = StressTool.setting("MODELGEN_CONCURRENCY_OPS", 100)
+        let threads = StressTool.setting("MODELGEN_CONCURRENCY_THREADS", 3)
+        try StressTool.withDirectory { directory in
+            let store = directory.appendingPathComponent("shared.sqlite").path
+            let arguments = ["--store", store, "--threads", String(threads), "--operations", String(operations)]
+            let children = try [1, 2].map { try StressTool.Child(["hammer", "--writer", String($0)] + arguments) }
+            var conflicts = 0
+            for (writer, child) in zip([1, 2], children) {
+                let (status, output) = child.finish()
+                #expect(status == 0, "writer \(writer) exited with \(status)")
+                let report = try StressTool.json(output)
+                #expect(report["errors"] as? [String] == [], "writer \(writer): \(report["errors"] ?? "")")
+                #expect(report["completed"] as? Int == threads * operations)
+                conflicts += report["conflicts"] as? Int ?? 0
+            }
+            let total = 2 * threads * operations
+            // The counter grade is the first row written; every thread's grades are all there.
+            #expect(try TemporaryStore.rows(store, "SELECT \"points\" FROM \"grade\" ORDER BY \"_pk\" LIMIT 1") == [[String(total)]])
+            #expect(try TemporaryStore.rows(store, "SELECT count(*) FROM \"grade\"") == [[String(total + 1)]])
+            let perStudent = try TemporaryStore.rows(
+                store,
+                "SELECT count(g.\"_pk\"), count(DISTINCT g.\"points\") FROM \"student\" s LEFT JOIN \"grade\" g ON g.\"student_pk\" = s.\"_pk\" GROUP BY s.\"_pk\" ORDER BY s.\"_pk\"")
+            #expect(perStudent.count == 1 + 2 * threads)
+            #expect(perStudent.dropFirst().allSatisfy { $0 == [String(operations), String(operations)] }, "\(perStudent)")
+            #expect(try TemporaryStore.rows(store, "PRAGMA integrity_check") == [["ok"]])
+            print("concurrency: 2 processes × \(threads) threads × \(operations) saves, \(conflicts) conflicts retried")
+        }
+    }
+}
