@@ -234,6 +234,10 @@ enum DiagnosticCases {
         Case(
             id: "unresolved-composite", severity: .error,
             marked: entity(#"<attribute name="c" attributeType="Composite" 1️⃣composite="Nope"/>"#)),
+        Case(id: "invalid-name", severity: .error, marked: entity(#"<attribute 1️⃣name="a'); DROP TABLE x;--" attributeType="String"/>"#)),
+        Case(id: "invalid-name", severity: .error, marked: #"    <entity 1️⃣name="lower" representedClassName="Lower"/>"#),
+        Case(id: "invalid-name", severity: .error, marked: #"    <entity name="A" 1️⃣representedClassName="My App.A"/>"#),
+        Case(id: "invalid-name", severity: .error, marked: entity(#"<relationship 1️⃣name="r&#10;s" destinationEntity="A"/>"#)),
         Case(
             id: "unknown-sort-key", severity: .warning,
             marked: """

@@ -14,6 +14,7 @@ public struct ModelValidator {
         ConfigurationRules.check,
         PredicateRules.check,
         SortKeyRules.check,
+        NameRules.check,
     ]
 
     public init() {}

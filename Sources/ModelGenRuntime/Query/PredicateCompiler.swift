@@ -135,11 +135,20 @@ struct CompiledPredicate<T: ManagedObject> {
         case .beginsWith, .endsWith, .contains:
             guard case .text(let text) = value else { return "0" }
             if text.isEmpty { return "\(column) IS NOT NULL" }
-            parameters += op == .contains ? [value] : [value, value]
+            // Compared as bytes: SQLite's text functions stop at a NUL character, bytes do not
+            // (and the same characters are the same UTF-8 bytes).
+            let bytes = StoredValue.blob(Array(text.utf8))
+            let bytesOfColumn = "CAST(\(column) AS BLOB)"
             switch op {
-            case .beginsWith: return "substr(\(column), 1, length(?)) = ?"
-            case .endsWith: return "substr(\(column), -length(?)) = ?"
-            default: return "instr(\(column), ?) > 0"
+            case .beginsWith:
+                parameters += [.integer(Int64(text.utf8.count)), bytes]
+                return "substr(\(bytesOfColumn), 1, ?) = ?"
+            case .endsWith:
+                parameters += [.integer(-Int64(text.utf8.count)), bytes]
+                return "substr(\(bytesOfColumn), ?) = ?"
+            default:
+                parameters.append(bytes)
+                return "instr(\(bytesOfColumn), ?) > 0"
             }
         case .like, .matches, .in, .between:
             return nil

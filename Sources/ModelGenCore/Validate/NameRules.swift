@@ -1,0 +1,72 @@
+/// Names become Swift identifiers and SQL identifiers, so they must be what Xcode's model editor
+/// accepts: ASCII letters, digits and underscores, not starting with a digit; entity names start
+/// with an uppercase letter. `representedClassName` may add a module (`Module.Class`) or a
+/// leading dot (`.Class`, the current module). A name that breaks the rule is an error, never
+/// passed on to generated code (every name of the 110 corpus versions follows it).
+enum NameRules {
+    static func invalid(_ kind: String, _ name: String, _ rule: String) -> DiagnosticMessage {
+        DiagnosticMessage("invalid-name", .error, "\(kind) name '\(printable(name))' is not valid: \(rule)")
+    }
+
+    static let identifierRule = "use letters, digits and underscores, not starting with a digit"
+
+    static func check(_ model: ObjectModel, _ diagnostics: DiagnosticEngine) {
+        func report(_ kind: String, _ name: String, _ rule: String, line: Int, attribute: String = "name") {
+            diagnostics.report(invalid(kind, name, rule), at: model.location(line, attribute: attribute))
+        }
+        for entity in model.entities {
+            if !isIdentifier(entity.name) || !(entity.name.first?.isUppercase ?? false) {
+                report("entity", entity.name, "start with an uppercase letter and " + identifierRule, line: entity.line)
+            }
+            if let className = entity.representedClassName, !isClassName(className) {
+                report(
+                    "class", className, identifierRule + ", optionally after a module name and a dot", line: entity.line,
+                    attribute: "representedClassName")
+            }
+            for attribute in entity.attributes where !isIdentifier(attribute.name) {
+                report("attribute", attribute.name, identifierRule, line: attribute.line)
+            }
+            for relationship in entity.relationships where !isIdentifier(relationship.name) {
+                report("relationship", relationship.name, identifierRule, line: relationship.line)
+            }
+            for property in entity.fetchedProperties where !isIdentifier(property.name) {
+                report("fetched property", property.name, identifierRule, line: property.line)
+            }
+        }
+        for request in model.fetchRequests where !isIdentifier(request.name) {
+            report("fetch request", request.name, identifierRule, line: request.line)
+        }
+        for composite in model.composites {
+            if !isIdentifier(composite.name) { report("composite", composite.name, identifierRule, line: composite.line) }
+            for attribute in composite.attributes where !isIdentifier(attribute.name) {
+                report("attribute", attribute.name, identifierRule, line: attribute.line)
+            }
+        }
+    }
+
+    static func isIdentifier<S: StringProtocol>(_ name: S) -> Bool {
+        guard let first = name.utf8.first, !(0x30...0x39).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+        }
+    }
+
+    static func isClassName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        let named = parts.first == "" ? parts.dropFirst() : parts[...]
+        return !named.isEmpty && named.allSatisfy(isIdentifier)
+    }
+
+    /// `name` with control characters shown as escapes, so a diagnostic stays on one line.
+    static func printable(_ name: String) -> String {
+        var text = ""
+        for scalar in name.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                text += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+}
