@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "modelgen", targets: ["modelgen"]),
         .library(name: "ModelGenRuntime", targets: ["ModelGenRuntime"]),
+        .plugin(name: "ModelGenPlugin", targets: ["ModelGenPlugin"]),
     ],
     targets: [
         .systemLibrary(
@@ -48,10 +49,25 @@ let package = Package(
             dependencies: ["ModelGenCore"],
             swiftSettings: swiftSettings
         ),
+        // Runs `modelgen generate` for each model in a target (options from modelgen.json).
+        .plugin(
+            name: "ModelGenPlugin",
+            capability: .buildTool(),
+            dependencies: ["modelgen"]
+        ),
         .executableTarget(
             name: "modelgen-bench",
             dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite"],
             swiftSettings: swiftSettings
+        ),
+        // The applications of SCENARIOS.md, each built through the plugin from its model.
+        .executableTarget(
+            name: "gradebook",
+            dependencies: ["ModelGenRuntime"],
+            path: "Examples/GradeBook",
+            exclude: ["GradeBook.xcdatamodeld", "modelgen.json"],
+            swiftSettings: swiftSettings,
+            plugins: ["ModelGenPlugin"]
         ),
         .testTarget(
             name: "ModelGenCoreTests",

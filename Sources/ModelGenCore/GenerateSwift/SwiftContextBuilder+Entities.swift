@@ -35,6 +35,7 @@ extension SwiftContextBuilder {
         return .object([
             "header": .string(header),
             "access": .string(access),
+            "partOfFile": .bool(options.singleFile != nil),
             "overrideAccess": .string(overrideAccess),
             "spiAccess": .string(options.access == .public ? "@_spi(Generated) public " : ""),
             "className": .string(className),

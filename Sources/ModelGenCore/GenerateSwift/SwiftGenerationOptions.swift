@@ -9,8 +9,14 @@ public struct SwiftGenerationOptions: Sendable {
     /// The model file's name for the header (`GradeBook.xcdatamodeld`).
     public var sourceName: String
 
-    public init(access: Access = .public, sourceName: String) {
+    /// Write everything into one file of this name (the model's code first, then each entity's,
+    /// without their own headers and imports) instead of one file per entity: what a build tool
+    /// plugin needs, whose outputs must be known before the model is read.
+    public var singleFile: String?
+
+    public init(access: Access = .public, sourceName: String, singleFile: String? = nil) {
         self.access = access
         self.sourceName = sourceName
+        self.singleFile = singleFile
     }
 }

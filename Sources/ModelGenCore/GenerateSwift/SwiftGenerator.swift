@@ -87,7 +87,11 @@ public struct SwiftGenerator: Sendable {
         } catch {
             throw SwiftGenerationError(template: "model", error: error)
         }
-        files.append(GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents))
+        let modelFile = GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents)
+        if let single = options.singleFile {
+            return [GeneratedFile(name: single, contents: ([modelFile] + files).map(\.contents).joined())]
+        }
+        files.append(modelFile)
         return files
     }
 

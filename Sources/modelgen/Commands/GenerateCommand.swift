@@ -19,6 +19,8 @@ struct GenerateCommand: Command {
                                       (entity, storage, description, properties, overrides, initializer,
                                       helpers, model; each <name>.mustache)
           --access <level>            public | internal (default: public)
+          --single-file <name>        Write all the Swift code into one file of this name (the
+                                      fixed output a build tool plugin declares)
           --sql                       Also write <Model>.sqlite.sql and <Model>.postgres.sql
           --configuration <name>      Only the entities of this configuration
           --model-version <name>      Use this version instead of the current one
@@ -28,7 +30,7 @@ struct GenerateCommand: Command {
         EXIT STATUS: 0 success, 1 model errors, bad templates or unwritable output, 64 usage error.
         """
     static let spec = OptionSpec(
-        valued: ["--output", "--templates", "--access", "--configuration", "--model-version"],
+        valued: ["--output", "--templates", "--access", "--configuration", "--model-version", "--single-file"],
         flags: ["--warnings-as-errors", "--sql"],
         choices: ["--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue)])
 
@@ -56,7 +58,11 @@ struct GenerateCommand: Command {
         }
         let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
         let options = SwiftGenerationOptions(
-            access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!, sourceName: sourceName(path))
+            access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!, sourceName: sourceName(path),
+            singleFile: arguments.options["--single-file"])
+        if let single = options.singleFile, single.isEmpty || single.contains("/") {
+            throw UsageError(message: "--single-file takes a file name, not a path")
+        }
         var files: [GeneratedFile] = []
         if let model = ModelLoader().load(path: path, version: arguments.options["--model-version"], diagnostics: engine),
             let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
