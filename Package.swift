@@ -1,8 +1,19 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
+]
+
+/// The example programs: executable name, directory under Examples/ (named like its model),
+/// whether a modelgen.json sits beside the model.
+let examples: [(String, String, Bool)] = [
+    ("gradebook", "GradeBook", true),
+    ("persondata", "PersonData", false),
+    ("fruits", "Fruits", false),
+    ("businesses", "Businesses", false),
+    ("ships-singers-candy", "ShipsSingersCandy", false),
+    ("hellocoredata", "HelloCoreData", true),
 ]
 
 let package = Package(
@@ -60,15 +71,20 @@ let package = Package(
             dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite"],
             swiftSettings: swiftSettings
         ),
-        // The applications of SCENARIOS.md, each built through the plugin from its model.
-        .executableTarget(
-            name: "gradebook",
-            dependencies: ["ModelGenRuntime"],
-            path: "Examples/GradeBook",
-            exclude: ["GradeBook.xcdatamodeld", "modelgen.json"],
-            swiftSettings: swiftSettings,
-            plugins: ["ModelGenPlugin"]
-        ),
+        // The applications of SCENARIOS.md, each built through the plugin from its model
+        // (a link to the bundle in Models/).
+        .target(name: "ExampleSupport", path: "Examples/Support", swiftSettings: swiftSettings),
+    ]
+        + examples.map { name, directory, hasOptions in
+            .executableTarget(
+                name: name,
+                dependencies: ["ExampleSupport", "ModelGenRuntime"],
+                path: "Examples/\(directory)",
+                exclude: ["\(directory).xcdatamodeld"] + (hasOptions ? ["modelgen.json"] : []),
+                swiftSettings: swiftSettings,
+                plugins: ["ModelGenPlugin"]
+            )
+        } + [
         .testTarget(
             name: "ModelGenCoreTests",
             dependencies: ["ModelGenCore", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
@@ -96,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "modelgenTests",
-            dependencies: ["modelgen"],
+            dependencies: ["modelgen"] + examples.map { .target(name: $0.0) },
             swiftSettings: swiftSettings
         ),
     ],

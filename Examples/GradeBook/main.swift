@@ -1,4 +1,5 @@
 import Foundation
+import ExampleSupport
 import ModelGenRuntime
 
 // gradebook: SCENARIOS.md §1 on a store file. Students are listed (and addressed by position)
@@ -16,37 +17,18 @@ let usage = """
 
     """
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-var storePath = "gradebook.sqlite"
-if let index = arguments.firstIndex(of: "--store") {
-    guard index + 1 < arguments.count else { fail("--store needs a path") }
-    storePath = arguments[index + 1]
-    arguments.removeSubrange(index...index + 1)
-}
+let commandLine = ExampleCommandLine(program: "gradebook", defaultStore: "gradebook.sqlite", usage: usage)
+let fail = commandLine.fail
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("gradebook: \(message)\n".utf8))
-    exit(1)
-}
-
-func sortedStudents(_ context: ObjectContext) throws -> [Student] {
+@MainActor func sortedStudents(_ context: ObjectContext) throws -> [Student] {
     try Student.fetch(in: context, sortedBy: [ObjectSortDescriptor(\Student.last_name), ObjectSortDescriptor(\Student.first_name)])
 }
 
-func sortedQuizzes(_ context: ObjectContext) throws -> [Quiz] {
+@MainActor func sortedQuizzes(_ context: ObjectContext) throws -> [Quiz] {
     try Quiz.fetch(in: context, sortedBy: [ObjectSortDescriptor(\Quiz.name)])
 }
 
-/// The element at 1-based `text` of `list`, or a clear failure.
-func pick<T>(_ list: [T], _ text: String, _ what: String) -> T {
-    guard !list.isEmpty else { fail("there are no \(what)s yet") }
-    guard let position = Int(text), (1...list.count).contains(position) else {
-        fail("no \(what) at position '\(text)' (1 to \(list.count))")
-    }
-    return list[position - 1]
-}
-
-func printStudents(_ context: ObjectContext) throws {
+@MainActor func printStudents(_ context: ObjectContext) throws {
     let students = try sortedStudents(context)
     if students.isEmpty { print("No students.") }
     for (index, student) in students.enumerated() {
@@ -54,23 +36,20 @@ func printStudents(_ context: ObjectContext) throws {
     }
 }
 
-func printQuizzes(_ context: ObjectContext) throws {
+@MainActor func printQuizzes(_ context: ObjectContext) throws {
     let quizzes = try sortedQuizzes(context)
     if quizzes.isEmpty { print("No quizzes.") }
     for (index, quiz) in quizzes.enumerated() { print("\(index + 1). \(quiz.name)") }
 }
 
+@MainActor func pick<T>(_ list: [T], _ text: String, _ what: String) -> T { commandLine.pick(list, text, what) }
+
 do {
-    guard let command = arguments.first else {
-        print(usage, terminator: "")
-        exit(arguments.isEmpty ? 64 : 0)
-    }
-    let operands = Array(arguments.dropFirst())
-    let store = try PersistentStore(path: storePath, model: GradeBookModel.model)
+    let command = commandLine.command ?? ""
+    let operands = commandLine.operands
+    let store = try PersistentStore(path: commandLine.storePath, model: GradeBookModel.model)
     let context = store.newContext()
     switch (command, operands.count) {
-    case ("--help", _), ("-h", _), ("help", _):
-        print(usage, terminator: "")
     case ("add-student", 2):
         _ = Student(in: context, first_name: operands[0], id: UUID(), last_name: operands[1])
         try context.save()
@@ -125,7 +104,7 @@ do {
         }
         if !any { print("No grades.") }
     default:
-        fail("unknown command or wrong number of operands: \(arguments.joined(separator: " "))\n\(usage)")
+        fail("unknown command or wrong number of operands: \(([command] + operands).joined(separator: " "))\n\(usage)")
     }
 } catch {
     fail("\(error)")

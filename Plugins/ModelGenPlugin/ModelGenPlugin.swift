@@ -19,7 +19,7 @@ struct ModelGenPlugin: BuildToolPlugin {
         guard let target = target as? SourceModuleTarget else { return [] }
         let tool = try context.tool(named: "modelgen")
         var names: Set<String> = []
-        return try Self.models(in: URL(fileURLWithPath: target.directory.string, isDirectory: true)).map { model in
+        return try Self.models(in: target.directoryURL).map { model in
             let name = model.deletingPathExtension().lastPathComponent
             guard names.insert(name).inserted else {
                 throw PluginError("two models named '\(name)' in target '\(target.name)'; rename one")
