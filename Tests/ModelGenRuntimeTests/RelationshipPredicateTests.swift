@@ -110,4 +110,36 @@ import Testing
             #expect(try EmployeeEntity.first(in: fresh)?.department == nil)
         }
     }
+
+    /// Linking two saved objects through a many-to-many relationship is a change by itself:
+    /// the save writes the join row (it used to see no change and write nothing), and other
+    /// contexts hear of it.
+    @Test func linkingSavedObjectsManyToManyIsSaved() throws {
+        try Self.withStore(BusinessesModel.model) { store in
+            let setup = store.newContext()
+            BusinessEntity(in: setup).name = "Acme"
+            DepartmentEntity(in: setup).name = "Sales"
+            try setup.save()
+            let watcher = store.newContext()
+            watcher.automaticallyMergesChangesFromStore = true
+            let watched = try #require(try BusinessEntity.first(in: watcher))
+            #expect(watched.departments.isEmpty)
+
+            let context = store.newContext()
+            let acme = try #require(try BusinessEntity.first(in: context))
+            let sales = try #require(try DepartmentEntity.first(in: context))
+            acme.addToDepartments(sales)
+            #expect(context.hasChanges)
+            try context.save()
+            #expect(!context.hasChanges)
+            let fresh = store.newContext()
+            #expect(try BusinessEntity.first(in: fresh)?.departments.map(\.name) == ["Sales"])
+            #expect(try BusinessEntity.first(in: watcher)?.departments.map(\.name) == ["Sales"], "merged into the other context")
+
+            acme.removeFromDepartments(sales)
+            try context.save()
+            let later = store.newContext()
+            #expect(try DepartmentEntity.first(in: later)?.businesses.isEmpty == true)
+        }
+    }
 }

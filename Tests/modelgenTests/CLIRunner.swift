@@ -17,6 +17,11 @@ struct CLIRunner {
     /// depends on it), or `MODELGEN_BIN`.
     static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["MODELGEN_BIN"] { return URL(fileURLWithPath: path) }
+        return product("modelgen")
+    }()
+
+    /// A product built next to the test bundle (the example programs, `modelgen`).
+    static func product(_ name: String) -> URL {
         var candidates: [URL] = []
         if let main = Bundle.main.executableURL { candidates.append(main.deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
@@ -24,17 +29,21 @@ struct CLIRunner {
         for directory in candidates {
             var current = directory
             for _ in 0..<4 {
-                let binary = current.appendingPathComponent("modelgen")
+                let binary = current.appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
                 current = current.deletingLastPathComponent()
             }
         }
-        return packageRoot.appendingPathComponent(".build/debug/modelgen")
-    }()
+        return packageRoot.appendingPathComponent(".build/debug/" + name)
+    }
 
     static func run(_ arguments: [String], in directory: URL? = nil) throws -> Result {
+        try run(executable, arguments, in: directory)
+    }
+
+    static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
         let out = Pipe()

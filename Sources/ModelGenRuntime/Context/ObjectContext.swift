@@ -57,7 +57,9 @@ public final class ObjectContext {
     /// The change-log sequence this context has merged up to.
     var seenChanges: Int
 
-    public var hasChanges: Bool { !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty }
+    public var hasChanges: Bool {
+        !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !linkChanges.isEmpty
+    }
 
     // MARK: - Changes
 

@@ -254,7 +254,9 @@ extension ManagedObject {
         switch relationships[index].storage {
         case .joinTable:
             context?.noteLinkChange(self, destination, index, added: added)
-            if relationships[index].isOrdered { noteRelationshipChange(index) }
+            // Listed as updated even when unordered: the save must run, and other contexts must
+            // hear of the change.
+            noteRelationshipChange(index)
         case .inverseForeignKey(_, _?):
             // An ordered one-to-many: the members' positions are written at the save.
             noteRelationshipChange(index)
