@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// ModelGenPlugin as a user meets it: `Tests/PluginConsumer`, a package outside this package's
+/// graph, depends on modelgen by path and uses the plugin. The test builds it, checks that an
+/// untouched rebuild does not run the generator, edits the model and checks that the build
+/// regenerates, and breaks the model and checks that the error points into the model file.
+/// (It builds modelgen a second time in a scratch directory: minutes, not seconds.)
+@Suite(.serialized) struct PluginTests {
+    static let announcement = "Generating Swift for Shop.xcdatamodeld with modelgen"
+
+    static func swiftBuild(_ package: URL) throws -> CLIRunner.Result {
+        let swift = URL(fileURLWithPath: "/usr/bin/env")
+        return try CLIRunner.run(swift, ["swift", "build", "--package-path", package.path], in: package)
+    }
+
+    /// The plugin's output for the consumer's model.
+    static func generatedFile(_ package: URL) throws -> URL {
+        let outputs = package.appendingPathComponent(".build/plugins/outputs")
+        let walker = try #require(FileManager.default.enumerator(at: outputs, includingPropertiesForKeys: nil))
+        for case let url as URL in walker where url.lastPathComponent == "Shop.swift" { return url }
+        Issue.record("no Shop.swift under \(outputs.path)")
+        throw CancellationError()
+    }
+
+    @Test func theConsumerPackageBuildsRegeneratesOnlyOnChangeAndShowsModelErrors() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The consumer depends on "../modelgen": a link to this checkout under that name.
+        try FileManager.default.createSymbolicLink(
+            at: directory.appendingPathComponent("modelgen"), withDestinationURL: CLIRunner.packageRoot)
+        let package = directory.appendingPathComponent("consumer")
+        try FileManager.default.copyItem(at: CLIRunner.packageRoot.appendingPathComponent("Tests/PluginConsumer"), to: package)
+
+        let first = try Self.swiftBuild(package)
+        try #require(first.status == 0, "first build failed:\n\(first.stdout)\n\(first.stderr)")
+        #expect(first.stdout.contains(Self.announcement))
+        let run = try CLIRunner.run(package.appendingPathComponent(".build/debug/Shop"), [])
+        #expect(run.stdout == "Cocoa: 5\nTea: 3\n", "\(run.stderr)")
+        let generated = try Self.generatedFile(package)
+        let before = try String(contentsOf: generated, encoding: .utf8)
+        #expect(before.contains("\nfinal class Product"), "modelgen.json asks for internal access")
+
+        // An untouched rebuild does not run the generator. (SwiftPM relinks a tool built from
+        // source on the first rebuild after a clean build, and a command whose tool changed runs
+        // again; from then on the build is settled.)
+        _ = try Self.swiftBuild(package)
+        let stamp = try FileManager.default.attributesOfItem(atPath: generated.path)[.modificationDate] as? Date
+        let again = try Self.swiftBuild(package)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stdout.contains(Self.announcement), "the generator ran again:\n\(again.stdout)")
+        #expect(try FileManager.default.attributesOfItem(atPath: generated.path)[.modificationDate] as? Date == stamp)
+
+        // Editing the model regenerates.
+        let contents = package.appendingPathComponent("Sources/Shop/Shop.xcdatamodeld/Shop.xcdatamodel/contents")
+        let model = try String(contentsOf: contents, encoding: .utf8)
+        try model.replacingOccurrences(
+            of: #"<attribute name="stock""#,
+            with: #"<attribute name="price" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"# + "\n        "
+                + #"<attribute name="stock""#
+        ).write(to: contents, atomically: true, encoding: .utf8)
+        let edited = try Self.swiftBuild(package)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(edited.stdout.contains(Self.announcement))
+        let after = try String(contentsOf: generated, encoding: .utf8)
+        #expect(after != before)
+        #expect(after.contains("var price: Double?"))
+
+        // A model error is a build error located in the model file.
+        try model.replacingOccurrences(of: #"attributeType="Integer 32""#, with: #"attributeType="Integer 33""#)
+            .write(to: contents, atomically: true, encoding: .utf8)
+        let broken = try Self.swiftBuild(package)
+        #expect(broken.status != 0)
+        let output = broken.stdout + broken.stderr
+        #expect(output.contains("Shop.xcdatamodel/contents:5:"), "\(output)")
+        #expect(output.contains("error:"))
+    }
+}
