@@ -34,7 +34,7 @@ extension ManagedObject {
         let entity = Self.entityDescription
         let name = slot < entity.attributes.count ? entity.attributes[slot].name : "slot \(slot)"
         return DatabaseError(
-            .wrongType, "\(entity.name).\(name) takes a \(Value.self), not \(value.map { "\(type(of: $0))" } ?? "nil")",
+            .wrongType, "\(entity.name).\(name) takes values of type \(Value.self), not \(value.map { "\(type(of: $0))" } ?? "nil")",
             entity: entity.name, property: name)
     }
 

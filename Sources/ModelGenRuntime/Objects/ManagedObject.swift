@@ -145,7 +145,7 @@ open class ManagedObject: Hashable {
             return
         }
         guard StoredValue.from(value, for: attribute.type) != nil else {
-            throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) takes a \(attribute.type)", entity: entity.name, property: attribute.name)
+            throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type)", entity: entity.name, property: attribute.name)
         }
         prepareDynamicValues()
         dynamicValues[slot] = value
