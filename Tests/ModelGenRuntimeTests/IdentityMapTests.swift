@@ -32,4 +32,64 @@ import Testing
             }
         }
     }
+
+    /// A fetch result registered at once (consecutive rows, and rows with gaps) behaves like the
+    /// same objects registered one by one, under the same random inserts, replacements and
+    /// removals, including ids of other entities on the same rows.
+    @Test(arguments: [1, 3])
+    func aRegisteredFetchBehavesLikeSingleInserts(step: Int) {
+        let map = IdentityMap()
+        var reference: [ObjectID: ManagedObject] = [:]
+        var fetched: [ManagedObject] = []
+        for row in stride(from: Int64(5), to: 905, by: step) {
+            let object = ManagedObject()
+            object.objectID = ObjectID(entityID: 1, rowID: row)
+            fetched.append(object)
+            reference[object.objectID] = object
+        }
+        map.register(fetched: fetched)
+        #expect(map.count == fetched.count)
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<5_000 {
+            let id = ObjectID(entityID: Int32.random(in: 1...2, using: &generator), rowID: Int64.random(in: 1...950, using: &generator))
+            if round % 3 == 0 {
+                map[id] = nil
+                reference[id] = nil
+            } else {
+                let object = ManagedObject()
+                object.objectID = id
+                map[id] = object
+                reference[id] = object
+            }
+        }
+        #expect(map.count == reference.count)
+        for entity in Int32(1)...2 {
+            for row in Int64(1)...950 {
+                let id = ObjectID(entityID: entity, rowID: row)
+                #expect(map[id] === reference[id], "\(id)")
+            }
+        }
+        var seen = 0
+        map.forEach { object in
+            seen += 1
+            #expect(reference[object.objectID] === object)
+        }
+        #expect(seen == reference.count)
+        var removed = 0
+        map.removeAll { _ in removed += 1 }
+        #expect(removed == reference.count && map.isEmpty)
+    }
+
+    /// Rows out of order (a join table's positions) are registered one by one.
+    @Test func aFetchOutOfRowOrderIsRegisteredOneByOne() {
+        let map = IdentityMap()
+        let objects = [7, 3, 9].map { row in
+            let object = ManagedObject()
+            object.objectID = ObjectID(entityID: 1, rowID: Int64(row))
+            return object
+        }
+        map.register(fetched: objects)
+        #expect(map.count == 3)
+        for object in objects { #expect(map[object.objectID] === object) }
+    }
 }

@@ -123,9 +123,11 @@ extension ObjectContext {
                 object.context = self
                 object.read(from: statement, startingAt: 3)
                 if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
-                registered[id] = object
+                if checkRegistered { registered[id] = object }
                 objects.append(object)
             }
+            // Into an empty map the whole result goes at once.
+            if !checkRegistered { registered.register(fetched: objects) }
         }
         return objects
     }
