@@ -82,8 +82,9 @@ final class IdentityMap {
     var count: Int { table.pointee.count + (run?.count ?? 0) }
     var isEmpty: Bool { count == 0 }
 
-    /// Registers the objects of one fetch at once. They must be of one table, in strictly
-    /// ascending row order, and the map must be empty; otherwise they are registered one by one.
+    /// Registers objects at once (a fetch's result, a save's new rows). When the map is empty and
+    /// their rows strictly ascend they become the run (objects of several tables are fine: a
+    /// lookup checks the entity of the object it finds); otherwise they are registered one by one.
     func register(fetched objects: [ManagedObject]) {
         guard isEmpty, let first = objects.first?.objectID.rowID, let last = objects.last?.objectID.rowID, first > 0 else {
             for object in objects { self[object.objectID] = object }

@@ -184,8 +184,9 @@ public final class ObjectContext {
             object.changedMask = 0
             object.relationshipMask = 0
             object.pendingRow = 0
-            registered[object.objectID] = object
         }
+        // New rows come in ascending order: into an empty map they go at once.
+        registered.register(fetched: insertedObjects)
         for object in updated where object.changedMask != 0 || object.hasForeignKeyChange {
             object.version += 1
             object.changedMask = 0
