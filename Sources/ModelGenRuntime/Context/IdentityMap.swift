@@ -85,19 +85,13 @@ final class IdentityMap {
     /// Registers objects at once (a fetch's result, a save's new rows). When the map is empty and
     /// their rows strictly ascend they become the run (objects of several tables are fine: a
     /// lookup checks the entity of the object it finds); otherwise they are registered one by one.
-    func register(fetched objects: [ManagedObject]) {
-        guard isEmpty, let first = objects.first?.objectID.rowID, let last = objects.last?.objectID.rowID, first > 0 else {
+    /// `ascending`: the caller knows whether the rows strictly ascend (else they are checked).
+    func register(fetched objects: [ManagedObject], ascending: Bool? = nil) {
+        guard isEmpty, let first = objects.first?.objectID.rowID, let last = objects.last?.objectID.rowID, first > 0,
+            ascending ?? Self.ascends(objects)
+        else {
             for object in objects { self[object.objectID] = object }
             return
-        }
-        var previous = first - 1
-        for object in objects {
-            let row = object.objectID.rowID
-            guard row > previous else {
-                for object in objects { self[object.objectID] = object }
-                return
-            }
-            previous = row
         }
         // A class reference and an optional one have the same layout: no copy, no retains.
         let stored = unsafeBitCast(objects, to: [ManagedObject?].self)
@@ -114,6 +108,15 @@ final class IdentityMap {
         let bits = UInt64(bitPattern: row)
         let block = ((bits >> 6) ^ (UInt64(UInt32(bitPattern: entity)) << 40)) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: (block >> 26) << 6 | (bits & 63)) & mask
+    }
+
+    private static func ascends(_ objects: [ManagedObject]) -> Bool {
+        var previous = Int64.min
+        for object in objects {
+            guard object.objectID.rowID > previous else { return false }
+            previous = object.objectID.rowID
+        }
+        return true
     }
 
     /// Calls `body` with every registered object, then forgets it.

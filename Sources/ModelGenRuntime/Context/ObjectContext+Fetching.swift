@@ -101,12 +101,16 @@ extension ObjectContext {
     func materializeRows(
         _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
     ) throws(DatabaseError) -> [ManagedObject] {
-        var objects: [ManagedObject] = []
         try store.withConnection { connection throws(DatabaseError) in
+            // A local array, not one captured from outside the closure: appending to a captured
+            // variable pays a dynamic exclusivity check per row.
+            var objects: [ManagedObject] = []
             let statement = try connection.cachedStatement(sql)
             for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
             let checkRegistered = !registered.isEmpty
             let ownType = entity.objectType ?? type
+            var previousRow = Int64.min
+            var ascending = true
             while try statement.step() {
                 let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
                 if checkRegistered, let existing = registered[id] {
@@ -123,12 +127,17 @@ extension ObjectContext {
                 object.context = self
                 object.read(from: statement, startingAt: 3)
                 if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
-                if checkRegistered { registered[id] = object }
+                if checkRegistered {
+                    registered[id] = object
+                } else {
+                    ascending = ascending && id.rowID > previousRow
+                    previousRow = id.rowID
+                }
                 objects.append(object)
             }
             // Into an empty map the whole result goes at once.
-            if !checkRegistered { registered.register(fetched: objects) }
+            if !checkRegistered { registered.register(fetched: objects, ascending: ascending) }
+            return objects
         }
-        return objects
     }
 }
