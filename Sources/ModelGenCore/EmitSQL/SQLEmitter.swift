@@ -38,7 +38,7 @@ public struct SQLEmitter: Sendable {
             """
     }
 
-    private func createTable(_ table: Table, created: Set<String>, deferred: inout [(String, ForeignKey)]) -> String {
+    func createTable(_ table: Table, created: Set<String>, deferred: inout [(String, ForeignKey)]) -> String {
         var lines: [String] = []
         let singleKey = table.primaryKey.count == 1 ? table.primaryKey[0] : nil
         for column in table.columns {
@@ -84,7 +84,7 @@ public struct SQLEmitter: Sendable {
         return clause
     }
 
-    private func createIndex(_ index: Index) -> String {
+    func createIndex(_ index: Index) -> String {
         var text = "CREATE " + (index.isUnique ? "UNIQUE " : "") + "INDEX " + SQLNaming.quoted(index.name) + " ON "
             + SQLNaming.quoted(index.table) + " ("
             + index.parts.map { SQLNaming.quoted($0.column) + ($0.isDescending ? " DESC" : " ASC") }.joined(separator: ", ") + ")"
@@ -95,7 +95,7 @@ public struct SQLEmitter: Sendable {
     }
 
     /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.
-    private func metadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value) -> String {
+    func metadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value) -> String {
         let rows: [(String, String)] = [
             ("generator", "modelgen \(ModelGenVersion.current)"),
             ("layout", schema.layout),

@@ -1,0 +1,79 @@
+/// Migrate: the plan that turns a database of one model version into one of another.
+///
+/// Input: both versions' `ObjectModel` (for renaming IDs) and `RelationalSchema`. Output: a
+/// `MigrationPlan` — steps with a safety class and a stable code, each table's change, and the
+/// preflight queries that must find nothing before the data is touched. Rendering to SQL is per
+/// engine (`SQLiteMigrationRenderer`).
+public struct MigrationPlan: Sendable {
+    /// How safe a step is for the data, from least to most in need of a decision.
+    public enum Safety: String, Sendable, Comparable, CaseIterable {
+        /// Nothing stored changes meaning (a new optional column, an index, a rename).
+        case safe
+        /// Rows are copied into a new table shape; every value is kept.
+        case rewrite
+        /// Works only if the stored data fits (a preflight query checks it first).
+        case dataDependent = "data-dependent"
+        /// Stored data is dropped; needs `allowDataLoss`.
+        case lossy
+        /// A value must be supplied (a required column without a default).
+        case needsInput = "needs-input"
+        /// Cannot be migrated automatically.
+        case refused
+
+        public static func < (lhs: Safety, rhs: Safety) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    /// One change the plan makes, as a person reviewing it sees it.
+    public struct Step: Sendable, Equatable {
+        /// A stable code, e.g. `add-column`, `drop-table`, `narrow-integer`.
+        public var code: String
+        public var safety: Safety
+        /// `table` or `table.column`.
+        public var subject: String
+        public var message: String
+        /// SQL returning the number of rows that stop the migration, when the data decides.
+        public var preflight: String?
+    }
+
+    /// Where a column of a rebuilt table takes its values from.
+    public enum ColumnSource: Sendable, Equatable {
+        /// The old table's column of this name.
+        case column(String)
+        /// The old column, converted (`CAST`) to the new column's type.
+        case converted(String)
+        /// The old column, with NULLs replaced by a value (a column becoming required).
+        case coalesced(String, SQLValue)
+        /// A constant (a `--default` given for a new required column).
+        case value(SQLValue)
+        /// Nothing: the column's default, or NULL.
+        case nothing
+    }
+
+    /// What happens to one table.
+    public enum TableChange: Sendable {
+        case create(Table)
+        case drop(Table)
+        /// The table keeps its data under a new shape; `sources` has an entry per new column.
+        /// `rebuild`: more than renames, so SQLite copies the rows into a new table.
+        case alter(old: Table, new: Table, sources: [String: ColumnSource], rebuild: Bool)
+    }
+
+    public var oldSchema: RelationalSchema
+    public var newSchema: RelationalSchema
+    public var steps: [Step]
+    public var tables: [TableChange]
+
+    /// Whether there is nothing to do.
+    public var isEmpty: Bool { steps.isEmpty }
+
+    /// The worst safety class of any step.
+    public var safety: Safety { steps.map(\.safety).max() ?? .safe }
+
+    /// The steps that stop the plan as given: lossy ones without `allowDataLoss`, needs-input
+    /// and refused ones always.
+    public func blockingSteps(allowDataLoss: Bool) -> [Step] {
+        steps.filter { $0.safety == .refused || $0.safety == .needsInput || ($0.safety == .lossy && !allowDataLoss) }
+    }
+}

@@ -1,0 +1,232 @@
+/// Diff → Plan: compares two versions' relational schemas, matching tables and columns by
+/// renaming identifier (`SchemaIdentities`), and decides each change's step and safety class.
+public struct MigrationPlanner: Sendable {
+    /// Values for new required columns without a model default: `Entity.attribute` → text.
+    public var defaults: [String: String]
+
+    public init(defaults: [String: String] = [:]) {
+        self.defaults = defaults
+    }
+
+    public func plan(from old: ObjectModel, _ oldSchema: RelationalSchema, to new: ObjectModel, _ newSchema: RelationalSchema)
+        -> MigrationPlan
+    {
+        let oldIDs = SchemaIdentities(model: old, schema: oldSchema)
+        let newIDs = SchemaIdentities(model: new, schema: newSchema)
+        var plan = MigrationPlan(oldSchema: oldSchema, newSchema: newSchema, steps: [], tables: [])
+        var oldByIdentity: [String: Table] = [:]
+        for table in oldSchema.tables where table.kind != .metadata { oldByIdentity[oldIDs.tables[table.name]!] = table }
+        var matched: Set<String> = []
+        for table in newSchema.tables where table.kind != .metadata {
+            let identity = newIDs.tables[table.name]!
+            if let previous = oldByIdentity[identity] {
+                matched.insert(identity)
+                planTable(previous, table, oldIDs, newIDs, &plan)
+            } else {
+                let code = table.kind == .join ? "add-relationship" : "add-entity"
+                plan.steps.append(.init(code: code, safety: .safe, subject: table.name, message: "new table \(table.name)"))
+                plan.tables.append(.create(table))
+            }
+        }
+        for table in oldSchema.tables where table.kind != .metadata && !matched.contains(oldIDs.tables[table.name]!) {
+            let code = table.kind == .join ? "drop-relationship" : "drop-entity"
+            plan.steps.append(.init(code: code, safety: .lossy, subject: table.name, message: "table \(table.name) and its rows are dropped"))
+            plan.tables.append(.drop(table))
+        }
+        planIndexes(&plan)
+        return plan
+    }
+
+    // MARK: - Tables
+
+    private func planTable(_ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ plan: inout MigrationPlan) {
+        var steps: [MigrationPlan.Step] = []
+        var sources: [String: MigrationPlan.ColumnSource] = [:]
+        var rebuild = false
+        if old.name != new.name {
+            steps.append(.init(code: "rename-table", safety: .safe, subject: new.name, message: "table \(old.name) is renamed \(new.name)"))
+        }
+        var oldColumns: [String: Column] = [:]
+        for column in old.columns { oldColumns[oldIDs.column(column)] = column }
+        var kept: Set<String> = []
+        for column in new.columns {
+            let subject = "\(new.name).\(column.name)"
+            guard let previous = oldColumns[newIDs.column(column)] else {
+                rebuild = true
+                sources[column.name] = .nothing
+                if column.isNullable || column.defaultValue != nil {
+                    steps.append(.init(code: "add-column", safety: .safe, subject: subject, message: "new column \(subject)"))
+                } else if let text = column.source.flatMap({ defaults[$0] }) {
+                    if let value = Self.value(text, for: column.type) {
+                        sources[column.name] = .value(value)
+                        steps.append(.init(code: "add-required-column", safety: .safe, subject: subject, message: "new required column \(subject), filled with \(text)"))
+                    } else {
+                        steps.append(.init(code: "invalid-default", safety: .needsInput, subject: subject, message: "'\(text)' is not a \(column.type.rawValue) value for \(subject)"))
+                    }
+                } else {
+                    steps.append(
+                        .init(
+                            code: "add-required-column", safety: .needsInput, subject: subject,
+                            message: "new required column \(subject) has no default: give one with --default \(column.source ?? subject)=VALUE"))
+                }
+                continue
+            }
+            kept.insert(previous.name)
+            sources[column.name] = .column(previous.name)
+            if previous.name != column.name {
+                steps.append(.init(code: "rename-column", safety: .safe, subject: subject, message: "column \(old.name).\(previous.name) is renamed \(column.name)"))
+            }
+            let table = SQLNaming.quoted(old.name), name = SQLNaming.quoted(previous.name)
+            if previous.type != column.type {
+                rebuild = true
+                if let (code, safety, preflight) = Self.typeChange(previous.type, column.type, table: table, column: name) {
+                    steps.append(.init(code: code, safety: safety, subject: subject, message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)", preflight: preflight))
+                    if code != "widen-type" { sources[column.name] = .converted(previous.name) }
+                } else {
+                    steps.append(
+                        .init(code: "unsupported-type-change", safety: .refused, subject: subject, message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue) is not migrated automatically yet"))
+                }
+            }
+            if previous.isNullable && !column.isNullable {
+                rebuild = true
+                if let value = column.defaultValue {
+                    sources[column.name] = .coalesced(previous.name, value)
+                    steps.append(.init(code: "make-required", safety: .rewrite, subject: subject, message: "\(subject) becomes required; NULLs take its default"))
+                } else {
+                    steps.append(
+                        .init(
+                            code: "make-required", safety: .dataDependent, subject: subject, message: "\(subject) becomes required",
+                            preflight: "SELECT count(*) FROM \(table) WHERE \(name) IS NULL"))
+                }
+            } else if !previous.isNullable && column.isNullable {
+                rebuild = true
+                steps.append(.init(code: "make-optional", safety: .rewrite, subject: subject, message: "\(subject) becomes optional"))
+            }
+            if previous.defaultValue != column.defaultValue {
+                rebuild = true
+                steps.append(.init(code: "change-default", safety: .rewrite, subject: subject, message: "\(subject) gets a new default"))
+            }
+        }
+        for column in old.columns where !kept.contains(column.name) {
+            rebuild = true
+            let code = switch column.role {
+            case .attribute: "drop-attribute"
+            case .relationship, .join: "drop-relationship"
+            case .position: "drop-order"
+            default: "drop-column"
+            }
+            steps.append(.init(code: code, safety: .lossy, subject: "\(old.name).\(column.name)", message: "column \(old.name).\(column.name) and its values are dropped"))
+        }
+        // Constraints: compared with the old table's names mapped to the new ones.
+        let renamed = { (name: String) in sources.first { $0.value == .column(name) }?.key ?? name }
+        let oldKeys = old.foreignKeys.map { key in
+            ForeignKey(columns: key.columns.map(renamed), referencedTable: key.referencedTable, referencedColumns: key.referencedColumns, onDelete: key.onDelete, isDeferred: key.isDeferred)
+        }
+        // A widened column's width check is looser by construction: not a constraint change.
+        let widened = Set(steps.filter { $0.code == "widen-type" }.map { String($0.subject.dropFirst(new.name.count + 1)) })
+        func conditions(_ table: Table, mapped: (String) -> String) -> [Check.Condition] {
+            table.checks.map(\.condition).filter { condition in
+                if case .integerWidth(let column, _) = condition { return !widened.contains(mapped(column)) }
+                return true
+            }
+        }
+        let checksChanged = conditions(old, mapped: renamed) != conditions(new, mapped: { $0 })
+        if oldKeys != new.foreignKeys || checksChanged || old.primaryKey.map(renamed) != new.primaryKey {
+            rebuild = true
+            steps.append(
+                .init(
+                    code: "change-constraints", safety: .dataDependent, subject: new.name,
+                    message: "\(new.name) gets other constraints; rows that break them stop the migration"))
+        }
+        guard !steps.isEmpty else { return }
+        plan.steps += steps
+        plan.tables.append(.alter(old: old, new: new, sources: sources, rebuild: rebuild))
+    }
+
+    /// Step code, safety and preflight for a column type change the planner migrates.
+    static func typeChange(_ from: ColumnType, _ to: ColumnType, table: String, column: String) -> (String, MigrationPlan.Safety, String?)? {
+        let widths: [ColumnType: Int] = [.integer16: 16, .integer32: 32, .integer64: 64]
+        if let old = widths[from], let new = widths[to] {
+            if new > old { return ("widen-type", .rewrite, nil) }
+            let range = ColumnType.integerRange(to)
+            return (
+                "narrow-integer", .dataDependent,
+                "SELECT count(*) FROM \(table) WHERE \(column) < \(range.lowerBound) OR \(column) > \(range.upperBound)"
+            )
+        }
+        if from == .float && to == .double { return ("widen-type", .rewrite, nil) }
+        return nil
+    }
+
+    /// A `--default` text as a value of `type`.
+    static func value(_ text: String, for type: ColumnType) -> SQLValue? {
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let number = Int64(text), ColumnType.integerRange(type).contains(number) else { return nil }
+            return .integer(number)
+        case .double, .float:
+            return Double(text).map(SQLValue.real)
+        case .decimal:
+            return Double(text) != nil ? .decimal(text) : nil
+        case .text, .uri:
+            return .text(text)
+        case .boolean:
+            switch text.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Indexes
+
+    private func planIndexes(_ plan: inout MigrationPlan) {
+        // Old indexes as they would read under the new table names.
+        var tableNames: [String: String] = [:]
+        for case .alter(let old, let new, _, _) in plan.tables { tableNames[old.name] = new.name }
+        let dropped = Set(plan.tables.compactMap { if case .drop(let table) = $0 { table.name } else { nil } })
+        let old = plan.oldSchema.indexes.filter { !dropped.contains($0.table) }.map { index in
+            var copy = index
+            copy.table = tableNames[index.table] ?? index.table
+            return copy
+        }
+        for index in old where !plan.newSchema.indexes.contains(index) {
+            plan.steps.append(.init(code: "drop-index", safety: .safe, subject: index.name, message: "index \(index.name) is dropped"))
+        }
+        let created = Set(plan.tables.compactMap { if case .create(let table) = $0 { table.name } else { nil } })
+        for index in plan.newSchema.indexes where !old.contains(index) && !created.contains(index.table) {
+            guard index.isUnique else {
+                plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new index \(index.name)"))
+                continue
+            }
+            // Rows that would collide (rows with a NULL part never do).
+            let source = plan.tables.lazy.compactMap { change -> String? in
+                if case .alter(let old, let new, _, _) = change, new.name == index.table { return old.name }
+                return nil
+            }.first ?? index.table
+            let columns = index.parts.map { SQLNaming.quoted($0.column) }
+            var filter = columns.map { "\($0) IS NOT NULL" }
+            if let entityIDs = index.entityIDs { filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")") }
+            let preflight =
+                "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(source)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
+                + columns.joined(separator: ", ") + " HAVING count(*) > 1)"
+            plan.steps.append(
+                .init(
+                    code: "add-uniqueness-constraint", safety: .dataDependent, subject: index.name,
+                    message: "new unique index \(index.name); duplicates stop the migration", preflight: preflight))
+        }
+    }
+}
+
+extension ColumnType {
+    static func integerRange(_ type: ColumnType) -> ClosedRange<Int64> {
+        switch type {
+        case .integer16: Int64(Int16.min)...Int64(Int16.max)
+        case .integer32: Int64(Int32.min)...Int64(Int32.max)
+        default: Int64.min...Int64.max
+        }
+    }
+}

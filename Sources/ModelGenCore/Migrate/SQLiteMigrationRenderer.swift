@@ -1,0 +1,121 @@
+/// Render (SQLite): a `MigrationPlan` as the statements that migrate a SQLite database, in one
+/// transaction.
+///
+/// Renames are in-place `ALTER TABLE … RENAME`; every other table change is SQLite's documented
+/// table rebuild (the old table renamed aside with `legacy_alter_table` on, so references from
+/// other tables keep naming the table; the new shape created under the final name; rows copied;
+/// the old table dropped; indexes recreated), with foreign keys off during the transaction and
+/// `foreign_key_check` at its end. Preflight queries and the foreign-key check insert their counts
+/// into a temporary table whose CHECK refuses anything but 0, so a plain SQL runner stops at the
+/// first one that finds rows and the transaction is rolled back.
+public struct SQLiteMigrationRenderer: Sendable {
+    public init() {}
+
+    /// The statements, each without its trailing `;`, in order.
+    public func statements(_ plan: MigrationPlan) -> [String] {
+        let emitter = SQLEmitter(dialect: .sqlite)
+        var statements = ["PRAGMA foreign_keys = OFF", "PRAGMA legacy_alter_table = ON", "BEGIN IMMEDIATE"]
+        let preflights = plan.steps.filter { $0.preflight != nil }
+        statements.append(
+            #"CREATE TEMP TABLE "_modelgen_preflight" ("step" TEXT NOT NULL, "failures" INTEGER NOT NULL CHECK ("failures" = 0))"#)
+        for step in preflights {
+            statements.append(
+                #"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal("\(step.code) \(step.subject): \(step.message)")
+                    + ", (\(step.preflight!)))")
+        }
+        var rebuilt: Set<String> = []
+        var created: Set<String> = []
+        for case .drop(let table) in plan.tables { statements.append("DROP TABLE \(SQLNaming.quoted(table.name))") }
+        for case .alter(let old, let new, let sources, let rebuild) in plan.tables {
+            guard rebuild else {
+                if old.name != new.name {
+                    statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(SQLNaming.quoted(new.name))")
+                }
+                for column in new.columns {
+                    if case .column(let previous) = sources[column.name], previous != column.name {
+                        statements.append(
+                            "ALTER TABLE \(SQLNaming.quoted(new.name)) RENAME COLUMN \(SQLNaming.quoted(previous)) TO \(SQLNaming.quoted(column.name))")
+                    }
+                }
+                continue
+            }
+            rebuilt.insert(new.name)
+            let aside = SQLNaming.quoted("_modelgen_old_" + old.name)
+            statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(aside)")
+            var deferred: [(String, ForeignKey)] = []
+            statements.append(Self.trimmed(emitter.createTable(new, created: [], deferred: &deferred)))
+            var targets: [String] = []
+            var values: [String] = []
+            for column in new.columns {
+                let expression: String
+                switch sources[column.name] ?? .nothing {
+                case .column(let name): expression = SQLNaming.quoted(name)
+                case .converted(let name): expression = "CAST(\(SQLNaming.quoted(name)) AS \(SQLDialect.sqlite.typeName(column.type)))"
+                case .coalesced(let name, let value): expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
+                case .value(let value): expression = SQLDialect.sqlite.literal(value)
+                case .nothing: continue
+                }
+                targets.append(SQLNaming.quoted(column.name))
+                values.append(expression)
+            }
+            if !targets.isEmpty {
+                statements.append(
+                    "INSERT INTO \(SQLNaming.quoted(new.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(aside)")
+            }
+            statements.append("DROP TABLE \(aside)")
+        }
+        for case .create(let table) in plan.tables {
+            created.insert(table.name)
+            var deferred: [(String, ForeignKey)] = []
+            statements.append(Self.trimmed(emitter.createTable(table, created: [], deferred: &deferred)))
+        }
+        // Indexes: rebuilt and new tables get all of theirs; the others what changed.
+        for step in plan.steps where step.code == "drop-index" {
+            guard let index = plan.oldSchema.indexes.first(where: { $0.name == step.subject }) else { continue }
+            let table = Self.newName(of: index.table, plan)
+            if let table, rebuilt.contains(table) { continue }
+            if table == nil { continue }  // dropped with its table
+            statements.append("DROP INDEX \(SQLNaming.quoted(index.name))")
+        }
+        let changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
+        for index in plan.newSchema.indexes
+        where rebuilt.contains(index.table) || created.contains(index.table) || changed.contains(index.name) {
+            statements.append(Self.trimmed(emitter.createIndex(index)))
+        }
+        let metadata = SQLNaming.quoted(MetadataTable.name)
+        statements.append("DELETE FROM \(metadata)")
+        statements.append(Self.trimmed(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema))))
+        statements.append(
+            #"INSERT INTO temp."_modelgen_preflight" VALUES ('foreign keys', (SELECT count(*) FROM pragma_foreign_key_check))"#)
+        statements.append(#"DROP TABLE temp."_modelgen_preflight""#)
+        statements += ["COMMIT", "PRAGMA legacy_alter_table = OFF", "PRAGMA foreign_keys = ON"]
+        return statements
+    }
+
+    /// The whole migration as a script, with the plan's steps as comments.
+    public func script(_ plan: MigrationPlan) -> String {
+        var text = "-- Migration generated by modelgen \(ModelGenVersion.current). Dialect: SQLite.\n"
+        text += "-- From \(plan.oldSchema.versionName?.commentSafe ?? plan.oldSchema.modelName.commentSafe) to "
+        text += "\(plan.newSchema.versionName?.commentSafe ?? plan.newSchema.modelName.commentSafe).\n"
+        for step in plan.steps { text += "-- [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message.commentSafe)\n" }
+        return text + "\n" + statements(plan).map { $0 + ";\n" }.joined()
+    }
+
+    /// The name a table of the old schema has in the new one (nil: dropped).
+    private static func newName(of table: String, _ plan: MigrationPlan) -> String? {
+        for change in plan.tables {
+            switch change {
+            case .alter(let old, let new, _, _) where old.name == table: return new.name
+            case .drop(let old) where old.name == table: return nil
+            default: continue
+            }
+        }
+        return table
+    }
+
+    private static func trimmed(_ statement: String) -> String {
+        var text = statement
+        while let last = text.last, last == "\n" || last == ";" { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,46 @@
+/// What makes a table or a column "the same" across two model versions: Core Data's renaming
+/// identifier (`elementID` in the XML, else the name) of the entity or property it stores, so a
+/// renamed entity or attribute keeps its data. Columns without a source (`_pk`, `_entity`,
+/// `_version`, metadata) are the same by name.
+struct SchemaIdentities {
+    /// table name → identity
+    private(set) var tables: [String: String] = [:]
+    private var entities: [String: String] = [:]
+    private var properties: [String: String] = [:]
+
+    init(model: ObjectModel, schema: RelationalSchema) {
+        for entity in model.entities {
+            entities[entity.name] = entity.elementID ?? entity.name
+            for attribute in entity.attributes { properties[entity.name + "." + attribute.name] = attribute.elementID ?? attribute.name }
+            for relationship in entity.relationships {
+                properties[entity.name + "." + relationship.name] = relationship.elementID ?? relationship.name
+            }
+        }
+        let roots = Set(model.entities.filter { $0.parent == nil }.map(\.name))
+        for table in schema.tables {
+            switch table.kind {
+            case .entity:
+                let owner = schema.entities.first { $0.table == table.name && roots.contains($0.entity) }
+                tables[table.name] = "entity:" + (owner.map { entities[$0.entity] ?? $0.entity } ?? table.name)
+            case .join:
+                tables[table.name] = "join:" + table.columns.compactMap(\.source).map(sourceIdentity).sorted().joined(separator: "+")
+            case .metadata:
+                tables[table.name] = "metadata"
+            }
+        }
+    }
+
+    /// `Entity.property[.member]` with each part replaced by its renaming identifier.
+    func sourceIdentity(_ source: String) -> String {
+        let parts = source.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 2 else { return source }
+        let entity = entities[parts[0]] ?? parts[0]
+        let property = properties[parts[0] + "." + parts[1]] ?? parts[1]
+        return ([entity, property] + parts.dropFirst(2)).joined(separator: ".")
+    }
+
+    func column(_ column: Column) -> String {
+        guard let source = column.source else { return "name:" + column.name }
+        return "\(column.role.rawValue):" + sourceIdentity(source)
+    }
+}

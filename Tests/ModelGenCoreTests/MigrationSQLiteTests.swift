@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+
+@testable import ModelGenCore
+
+/// Migrations on real SQLite databases: for each change kind, build the old schema, seed rows,
+/// plan and apply the migration, and check the introspected schema against a fresh build of the
+/// new one, the rows the safety class promises to keep, the recorded snapshot, and that a failure
+/// after any statement leaves the old database exactly as it was.
+@Suite struct MigrationSQLiteTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var old: String
+        var new: String
+        /// Rows for the old schema.
+        var seed: String
+        /// The plan's worst safety class.
+        var safety: MigrationPlan.Safety
+        /// Step codes the plan must contain.
+        var codes: [String]
+        var defaults: [String: String] = [:]
+        var allowDataLoss = false
+        /// A query on the migrated database and its rows; or nil when the migration must stop.
+        var check: (sql: String, rows: [[String?]])?
+        var testDescription: String { name }
+    }
+
+    static func entity(_ name: String, _ body: String, extra: String = "") -> String {
+        #"<entity name="\#(name)" representedClassName="\#(name)" \#(extra)syncable="YES" codeGenerationType="class">"# + "\n" + body + "\n</entity>"
+    }
+
+    static let person = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#)
+    static let seedPeople = #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36), (2, 1, 'Alan', 41), (3, 1, NULL, 7);"#
+
+    static let cases: [Case] = [
+        Case(
+            name: "add an optional attribute", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="nickname" optional="YES" attributeType="String"/>"#),
+            seed: seedPeople, safety: .safe, codes: ["add-column"],
+            check: (#"SELECT "name", "nickname" FROM "person" ORDER BY "_pk""#, [["Ada", nil], ["Alan", nil], [nil, nil]])),
+        Case(
+            name: "add a required attribute with a default", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="score" attributeType="Double" defaultValueString="1.5" usesScalarValueType="YES"/>"#),
+            seed: seedPeople, safety: .safe, codes: ["add-column"],
+            check: (#"SELECT "score" FROM "person" ORDER BY "_pk""#, [["1.5"], ["1.5"], ["1.5"]])),
+        Case(
+            name: "add a required attribute without a default: needs input", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="city" attributeType="String"/>"#),
+            seed: seedPeople, safety: .needsInput, codes: ["add-required-column"], check: nil),
+        Case(
+            name: "add a required attribute with --default", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="city" attributeType="String"/>"#),
+            seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.city": "Paris"],
+            check: (#"SELECT "city" FROM "person" ORDER BY "_pk""#, [["Paris"], ["Paris"], ["Paris"]])),
+        Case(
+            name: "remove an attribute: refused without allowing data loss", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
+            seed: seedPeople, safety: .lossy, codes: ["drop-attribute"], check: nil),
+        Case(
+            name: "remove an attribute with data loss allowed", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
+            seed: seedPeople, safety: .lossy, codes: ["drop-attribute"], allowDataLoss: true,
+            check: (#"SELECT "name" FROM "person" ORDER BY "_pk""#, [["Ada"], ["Alan"], [nil]])),
+        Case(
+            name: "rename an attribute through its renaming ID", old: person,
+            new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#),
+            seed: seedPeople, safety: .safe, codes: ["rename-column"],
+            check: (#"SELECT "full_name", "age" FROM "person" ORDER BY "_pk""#, [["Ada", "36"], ["Alan", "41"], [nil, "7"]])),
+        Case(
+            name: "optional to required with NULLs stored: stopped by the preflight", old: person,
+            new: entity("Person", #"<attribute name="name" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#),
+            seed: seedPeople, safety: .dataDependent, codes: ["make-required"], check: (#"SELECT 1"#, [])),
+        Case(
+            name: "optional to required without NULLs", old: person,
+            new: entity("Person", #"<attribute name="name" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#),
+            seed: #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36);"#, safety: .dataDependent, codes: ["make-required"],
+            check: (#"SELECT "name" FROM "person""#, [["Ada"]])),
+        Case(
+            name: "optional to required with a default fills NULLs", old: person,
+            new: entity("Person", #"<attribute name="name" attributeType="String" defaultValueString="Anonymous"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#),
+            seed: seedPeople, safety: .rewrite, codes: ["make-required", "change-default"],
+            check: (#"SELECT "name" FROM "person" ORDER BY "_pk""#, [["Ada"], ["Alan"], ["Anonymous"]])),
+        Case(
+            name: "widen an integer", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#),
+            seed: seedPeople, safety: .rewrite, codes: ["widen-type"],
+            check: (#"SELECT "age" FROM "person" ORDER BY "_pk""#, [["36"], ["41"], ["7"]])),
+        Case(
+            name: "rename an entity through its renaming ID", old: person,
+            new: entity("Human", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#, extra: #"elementID="Person" "#),
+            seed: seedPeople, safety: .safe, codes: ["rename-table"],
+            check: (#"SELECT "name" FROM "human" ORDER BY "_pk""#, [["Ada"], ["Alan"], [nil]])),
+        Case(
+            name: "add an entity", old: person,
+            new: person + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
+            seed: seedPeople, safety: .safe, codes: ["add-entity"],
+            check: (#"SELECT count(*) FROM "person", "pet""#, [["0"]])),
+        Case(
+            name: "remove an entity", old: person + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
+            new: person, seed: seedPeople, safety: .lossy, codes: ["drop-entity"], allowDataLoss: true,
+            check: (#"SELECT count(*) FROM "person""#, [["3"]])),
+        Case(
+            name: "add a uniqueness constraint over duplicates: stopped", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><uniquenessConstraints><uniquenessConstraint><constraint value="age"/></uniquenessConstraint></uniquenessConstraints>"#),
+            seed: seedPeople + #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (4, 1, 'Bob', 41);"#,
+            safety: .dataDependent, codes: ["add-uniqueness-constraint"], check: (#"SELECT 1"#, [])),
+        Case(
+            name: "add a uniqueness constraint", old: person,
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><uniquenessConstraints><uniquenessConstraint><constraint value="age"/></uniquenessConstraint></uniquenessConstraints>"#),
+            seed: seedPeople, safety: .dataDependent, codes: ["add-uniqueness-constraint"],
+            check: (#"SELECT count(*) FROM "person""#, [["3"]])),
+        Case(
+            name: "add a to-one relationship and its inverse", old: person + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><relationship name="pets" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#)
+                + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#),
+            seed: seedPeople + #"INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex');"#, safety: .dataDependent, codes: ["add-column", "change-constraints"],
+            check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
+        Case(
+            name: "several changes at once", old: person,
+            new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),
+            seed: seedPeople, safety: .lossy, codes: ["rename-column", "add-column", "drop-attribute", "add-index"], allowDataLoss: true,
+            check: (#"SELECT "full_name", "born" FROM "person" ORDER BY "_pk""#, [["Ada", nil], ["Alan", nil], [nil, nil]])),
+    ]
+
+    static func load(_ body: String) throws -> (ObjectModel, RelationalSchema) {
+        let engine = DiagnosticEngine()
+        let model = try #require(FrontEnd().run(SourceFile(path: "Model.xcdatamodel/contents", bytes: Array(modelDocument(body).utf8)), diagnostics: engine))
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine), "\(engine.sorted)")
+        try #require(!engine.hasErrors, "\(engine.sorted)")
+        return (model, schema)
+    }
+
+    /// Everything a database holds: its schema's SQL and every table's rows.
+    static func dump(_ database: SQLiteDatabase) throws -> [[String?]] {
+        var rows = try database.rows("SELECT type, name, sql FROM sqlite_schema ORDER BY type, name")
+        for table in try database.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") {
+            rows += try database.rows("SELECT * FROM \(SQLNaming.quoted(table[0]!)) ORDER BY rowid")
+        }
+        return rows
+    }
+
+    /// Runs `statements` until one fails (or until `stopAfter` of them ran, then fails on
+    /// purpose); a failure rolls back and restores the connection's settings.
+    static func apply(_ statements: [String], to database: SQLiteDatabase, stopAfter: Int? = nil) -> String? {
+        for (index, statement) in statements.enumerated() {
+            if index == stopAfter { return rollback(database, "injected failure after statement \(index)") }
+            do {
+                try database.execute(statement)
+            } catch {
+                return rollback(database, "\(error)")
+            }
+        }
+        return nil
+    }
+
+    private static func rollback(_ database: SQLiteDatabase, _ message: String) -> String {
+        try? database.execute("ROLLBACK")
+        try? database.execute("PRAGMA legacy_alter_table = OFF")
+        try? database.execute("PRAGMA foreign_keys = ON")
+        return message
+    }
+
+    @Test(arguments: cases)
+    func migrates(_ testCase: Case) throws {
+        let (oldModel, oldSchema) = try Self.load(testCase.old)
+        let (newModel, newSchema) = try Self.load(testCase.new)
+        let plan = MigrationPlanner(defaults: testCase.defaults).plan(from: oldModel, oldSchema, to: newModel, newSchema)
+        #expect(plan.safety == testCase.safety, "\(plan.steps)")
+        for code in testCase.codes { #expect(plan.steps.contains { $0.code == code }, "no \(code) in \(plan.steps.map(\.code))") }
+        let blocking = plan.blockingSteps(allowDataLoss: testCase.allowDataLoss)
+        guard let check = testCase.check else {
+            #expect(!blocking.isEmpty, "the plan should not run as given")
+            return
+        }
+        try #require(blocking.isEmpty, "\(blocking)")
+        let statements = SQLiteMigrationRenderer().statements(plan)
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func freshOld(_ name: String) throws -> SQLiteDatabase {
+            let database = try SQLiteDatabase(path: directory.appendingPathComponent(name).path)
+            try database.execute(SQLEmitter(dialect: .sqlite).emit(oldSchema))
+            try database.execute(testCase.seed)
+            return database
+        }
+        let database = try freshOld("main.sqlite")
+        let before = try Self.dump(database)
+        let failure = Self.apply(statements, to: database)
+        if check.rows.isEmpty {
+            // A migration the data must stop: stopped, nothing changed.
+            #expect(failure != nil, "the migration should have been stopped by a preflight")
+            #expect(try Self.dump(database) == before)
+            return
+        }
+        try #require(failure == nil, "\(failure!)\n\(statements.joined(separator: ";\n"))")
+        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: newSchema))
+        #expect(differences.isEmpty, "\(differences)")
+        #expect(try database.rows(check.sql) == check.rows)
+        #expect(try database.rows("PRAGMA integrity_check") == [["ok"]])
+        #expect(try database.rows("PRAGMA foreign_key_check").isEmpty)
+        let recorded = try database.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema'"#)
+        #expect(recorded == [[SchemaSnapshot.make(newSchema).json]])
+        #expect(MigrationPlanner().plan(from: newModel, newSchema, to: newModel, newSchema).isEmpty)
+        // A failure after any statement leaves the old database as it was.
+        for stop in 1..<statements.count - 3 {
+            let injected = try freshOld("stop-\(stop).sqlite")
+            #expect(Self.apply(statements, to: injected, stopAfter: stop) != nil)
+            #expect(try Self.dump(injected) == before, "after statement \(stop): \(statements[stop - 1])")
+        }
+    }
+}
