@@ -113,8 +113,24 @@ import Testing
             name: "add a to-one relationship and its inverse", old: person + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><relationship name="pets" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#)
                 + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#),
-            seed: seedPeople + #"INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex');"#, safety: .dataDependent, codes: ["add-column", "change-constraints"],
+            seed: seedPeople + #"INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex');"#, safety: .safe, codes: ["add-column"],
             check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
+        Case(
+            name: "an entity added before others renumbers their rows", old: person,
+            new: entity("Animal", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n" + person,
+            seed: seedPeople, safety: .rewrite, codes: ["add-entity", "renumber-entities"],
+            check: (#"SELECT DISTINCT "_entity" FROM "person""#, [["2"]])),
+        Case(
+            name: "add a sub-entity", old: person,
+            new: person + "\n" + entity("Student", #"<attribute name="school" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Person" "#),
+            seed: seedPeople, safety: .safe, codes: ["add-column"],
+            check: (#"SELECT count(*), min("_entity") FROM "person""#, [["3", "1"]])),
+        Case(
+            name: "remove a sub-entity drops its rows", old: person + "\n" + entity("Student", #"<attribute name="school" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Person" "#),
+            new: person,
+            seed: seedPeople + #"INSERT INTO "person" ("_pk", "_entity", "name", "age", "school") VALUES (4, 2, 'Sam', 20, 'MIT');"#,
+            safety: .lossy, codes: ["drop-sub-entity", "drop-attribute"], allowDataLoss: true,
+            check: (#"SELECT "name" FROM "person" ORDER BY "_pk""#, [["Ada"], ["Alan"], [nil]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),

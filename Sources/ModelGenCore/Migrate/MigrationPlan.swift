@@ -45,6 +45,8 @@ public struct MigrationPlan: Sendable {
         case converted(String)
         /// The old column, with NULLs replaced by a value (a column becoming required).
         case coalesced(String, SQLValue)
+        /// `_entity`, renumbered old → new (entity IDs follow the model's entities).
+        case renumbered(String, [Int64: Int64])
         /// A constant (a `--default` given for a new required column).
         case value(SQLValue)
         /// Nothing: the column's default, or NULL.
@@ -57,7 +59,9 @@ public struct MigrationPlan: Sendable {
         case drop(Table)
         /// The table keeps its data under a new shape; `sources` has an entry per new column.
         /// `rebuild`: more than renames, so SQLite copies the rows into a new table.
-        case alter(old: Table, new: Table, sources: [String: ColumnSource], rebuild: Bool)
+        /// `keptEntityIDs`: when some sub-entities are gone, the old `_entity` values whose rows
+        /// are copied (the others are dropped).
+        case alter(old: Table, new: Table, sources: [String: ColumnSource], rebuild: Bool, keptEntityIDs: [Int64]?)
     }
 
     public var oldSchema: RelationalSchema

@@ -117,30 +117,90 @@ public struct MigrationPlanner: Sendable {
             }
             steps.append(.init(code: code, safety: .lossy, subject: "\(old.name).\(column.name)", message: "column \(old.name).\(column.name) and its values are dropped"))
         }
-        // Constraints: compared with the old table's names mapped to the new ones.
-        let renamed = { (name: String) in sources.first { $0.value == .column(name) }?.key ?? name }
-        let oldKeys = old.foreignKeys.map { key in
-            ForeignKey(columns: key.columns.map(renamed), referencedTable: key.referencedTable, referencedColumns: key.referencedColumns, onDelete: key.onDelete, isDeferred: key.isDeferred)
-        }
-        // A widened column's width check is looser by construction: not a constraint change.
-        let widened = Set(steps.filter { $0.code == "widen-type" }.map { String($0.subject.dropFirst(new.name.count + 1)) })
-        func conditions(_ table: Table, mapped: (String) -> String) -> [Check.Condition] {
-            table.checks.map(\.condition).filter { condition in
-                if case .integerWidth(let column, _) = condition { return !widened.contains(mapped(column)) }
-                return true
+        // Entity IDs: the rows' `_entity` follows its entity to its new number; rows of entities
+        // that are gone are dropped.
+        var keptEntities: [Int64]?
+        var numbers: [Int64: Int64] = [:]
+        let newNumbers = Dictionary(
+            newIDs.mappings(new.name).map { (newIDs.entity($0.entity), Int64($0.entityID)) }, uniquingKeysWith: { first, _ in first })
+        var gone: [String] = []
+        for mapping in oldIDs.mappings(old.name) {
+            if let number = newNumbers[oldIDs.entity(mapping.entity)] {
+                numbers[Int64(mapping.entityID)] = number
+            } else {
+                gone.append(mapping.entity)
             }
         }
-        let checksChanged = conditions(old, mapped: renamed) != conditions(new, mapped: { $0 })
-        if oldKeys != new.foreignKeys || checksChanged || old.primaryKey.map(renamed) != new.primaryKey {
+        if old.columns.contains(where: { $0.role == .entity }) {
+            if !gone.isEmpty {
+                rebuild = true
+                keptEntities = numbers.keys.sorted()
+                for entity in gone.sorted() {
+                    steps.append(.init(code: "drop-sub-entity", safety: .lossy, subject: new.name, message: "rows of \(entity) in \(old.name) are dropped"))
+                }
+            }
+            if numbers.contains(where: { $0.key != $0.value }) {
+                rebuild = true
+                sources["_entity"] = .renumbered("_entity", numbers)
+                steps.append(.init(code: "renumber-entities", safety: .rewrite, subject: new.name, message: "\(new.name)'s entity numbers change"))
+            }
+        }
+        // Constraints, the old table's under the new column names. Those of new columns alone
+        // hold for the rows copied (NULL or the default), so only the others can stop the copy.
+        let renamed = { (name: String) in sources.first { $0.value == .column(name) }?.key ?? name }
+        let added = Set(new.columns.filter { column in
+            switch sources[column.name] {
+            case .nothing?, .value?: true
+            default: false
+            }
+        }.map(\.name))
+        let widened = Set(steps.filter { $0.code == "widen-type" }.map { String($0.subject.dropFirst(new.name.count + 1)) })
+        let oldKeys = Set(old.foreignKeys.map { key in
+            ForeignKey(columns: key.columns.map(renamed), referencedTable: key.referencedTable, referencedColumns: key.referencedColumns, onDelete: key.onDelete, isDeferred: key.isDeferred)
+        }.map(Self.describe))
+        let newKeys = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map(Self.describe))
+        let oldChecks = Set(old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }.filter { !Self.isWidened($0, widened) }.map { "\($0)" })
+        let oldConditions = old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }
+        let newChecks = Set(
+            new.checks.map(\.condition).filter { condition in
+                !added.contains(condition.column) && !Self.isWidened(condition, widened) && !Self.isWidening(condition, of: oldConditions)
+            }.map { "\($0)" })
+        if !newKeys.isSubset(of: oldKeys) || !newChecks.isSubset(of: oldChecks) || old.primaryKey.map(renamed) != new.primaryKey {
             rebuild = true
             steps.append(
                 .init(
                     code: "change-constraints", safety: .dataDependent, subject: new.name,
-                    message: "\(new.name) gets other constraints; rows that break them stop the migration"))
+                    message: "\(new.name) gets new constraints on stored values; rows that break them stop the migration"))
+        } else if oldKeys != Set(new.foreignKeys.map(Self.describe)) || oldChecks != Set(new.checks.map { "\($0.condition)" }) {
+            // Only removed or relaxed constraints, or constraints on new columns.
+            rebuild = true
+            if !steps.contains(where: { $0.code == "add-column" || $0.code == "add-required-column" }) {
+                steps.append(.init(code: "relax-constraints", safety: .rewrite, subject: new.name, message: "\(new.name) loses constraints"))
+            }
         }
         guard !steps.isEmpty else { return }
         plan.steps += steps
-        plan.tables.append(.alter(old: old, new: new, sources: sources, rebuild: rebuild))
+        plan.tables.append(.alter(old: old, new: new, sources: sources, rebuild: rebuild, keptEntityIDs: keptEntities))
+    }
+
+    private static func describe(_ key: ForeignKey) -> String {
+        "\(key.columns)->\(key.referencedTable)\(key.referencedColumns) \(key.onDelete.rawValue) \(key.isDeferred)"
+    }
+
+    /// Whether `condition` allows more values than an old one on its column (a list of entity
+    /// numbers that grew with a new sub-entity).
+    private static func isWidening(_ condition: Check.Condition, of old: [Check.Condition]) -> Bool {
+        guard case .oneOf(let column, let values) = condition else { return false }
+        return old.contains { previous in
+            if case .oneOf(column, let previousValues) = previous { return Set(previousValues).isSubset(of: values) }
+            return false
+        }
+    }
+
+    /// A widened column's width check is looser by construction.
+    private static func isWidened(_ condition: Check.Condition, _ widened: Set<String>) -> Bool {
+        if case .integerWidth(let column, _) = condition { return widened.contains(column) }
+        return false
     }
 
     /// Step code, safety and preflight for a column type change the planner migrates.
@@ -186,7 +246,7 @@ public struct MigrationPlanner: Sendable {
     private func planIndexes(_ plan: inout MigrationPlan) {
         // Old indexes as they would read under the new table names.
         var tableNames: [String: String] = [:]
-        for case .alter(let old, let new, _, _) in plan.tables { tableNames[old.name] = new.name }
+        for case .alter(let old, let new, _, _, _) in plan.tables { tableNames[old.name] = new.name }
         let dropped = Set(plan.tables.compactMap { if case .drop(let table) = $0 { table.name } else { nil } })
         let old = plan.oldSchema.indexes.filter { !dropped.contains($0.table) }.map { index in
             var copy = index
@@ -204,7 +264,7 @@ public struct MigrationPlanner: Sendable {
             }
             // Rows that would collide (rows with a NULL part never do).
             let source = plan.tables.lazy.compactMap { change -> String? in
-                if case .alter(let old, let new, _, _) = change, new.name == index.table { return old.name }
+                if case .alter(let old, let new, _, _, _) = change, new.name == index.table { return old.name }
                 return nil
             }.first ?? index.table
             let columns = index.parts.map { SQLNaming.quoted($0.column) }
@@ -227,6 +287,43 @@ extension ColumnType {
         case .integer16: Int64(Int16.min)...Int64(Int16.max)
         case .integer32: Int64(Int32.min)...Int64(Int32.max)
         default: Int64.min...Int64.max
+        }
+    }
+}
+
+extension Check.Condition {
+    /// The column the condition is about.
+    var column: String {
+        switch self {
+        case .oneOf(let column, _), .range(let column, _, _), .length(let column, _, _), .integerWidth(let column, _),
+            .requiredFor(let column, _), .matches(let column, _), .isBoolean(let column), .byteCount(let column, _):
+            column
+        }
+    }
+
+    /// The same condition about the column `rename` gives for this one's.
+    func renamingColumn(_ rename: (String) -> String) -> Check.Condition {
+        switch self {
+        case .oneOf(let column, let values): .oneOf(column: rename(column), values: values)
+        case .range(let column, let minimum, let maximum): .range(column: rename(column), minimum: minimum, maximum: maximum)
+        case .length(let column, let minimum, let maximum): .length(column: rename(column), minimum: minimum, maximum: maximum)
+        case .integerWidth(let column, let type): .integerWidth(column: rename(column), type: type)
+        case .requiredFor(let column, let entityIDs): .requiredFor(column: rename(column), entityIDs: entityIDs)
+        case .matches(let column, let pattern): .matches(column: rename(column), pattern: pattern)
+        case .isBoolean(let column): .isBoolean(column: rename(column))
+        case .byteCount(let column, let bytes): .byteCount(column: rename(column), bytes: bytes)
+        }
+    }
+}
+
+extension Check.Condition {
+    /// The same condition with entity numbers old → new (`_entity` checks, required sub-entity
+    /// attributes).
+    func renumberingEntities(_ numbers: [Int64: Int64]) -> Check.Condition {
+        switch self {
+        case .oneOf("_entity", let values): .oneOf(column: "_entity", values: values.map { numbers[$0] ?? $0 }.sorted())
+        case .requiredFor(let column, let entityIDs): .requiredFor(column: column, entityIDs: entityIDs.map { numbers[$0] ?? $0 }.sorted())
+        default: self
         }
     }
 }

@@ -26,7 +26,7 @@ public struct SQLiteMigrationRenderer: Sendable {
         var rebuilt: Set<String> = []
         var created: Set<String> = []
         for case .drop(let table) in plan.tables { statements.append("DROP TABLE \(SQLNaming.quoted(table.name))") }
-        for case .alter(let old, let new, let sources, let rebuild) in plan.tables {
+        for case .alter(let old, let new, let sources, let rebuild, let kept) in plan.tables {
             guard rebuild else {
                 if old.name != new.name {
                     statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(SQLNaming.quoted(new.name))")
@@ -53,6 +53,9 @@ public struct SQLiteMigrationRenderer: Sendable {
                 case .converted(let name): expression = "CAST(\(SQLNaming.quoted(name)) AS \(SQLDialect.sqlite.typeName(column.type)))"
                 case .coalesced(let name, let value): expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
                 case .value(let value): expression = SQLDialect.sqlite.literal(value)
+                case .renumbered(let name, let numbers):
+                    let quoted = SQLNaming.quoted(name)
+                    expression = "CASE \(quoted)" + numbers.keys.sorted().map { " WHEN \($0) THEN \(numbers[$0]!)" }.joined() + " ELSE \(quoted) END"
                 case .nothing: continue
                 }
                 targets.append(SQLNaming.quoted(column.name))
@@ -60,7 +63,8 @@ public struct SQLiteMigrationRenderer: Sendable {
             }
             if !targets.isEmpty {
                 statements.append(
-                    "INSERT INTO \(SQLNaming.quoted(new.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(aside)")
+                    "INSERT INTO \(SQLNaming.quoted(new.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(aside)"
+                        + (kept.map { " WHERE \"_entity\" IN (" + $0.map(String.init).joined(separator: ", ") + ")" } ?? ""))
             }
             statements.append("DROP TABLE \(aside)")
         }
@@ -105,7 +109,7 @@ public struct SQLiteMigrationRenderer: Sendable {
     private static func newName(of table: String, _ plan: MigrationPlan) -> String? {
         for change in plan.tables {
             switch change {
-            case .alter(let old, let new, _, _) where old.name == table: return new.name
+            case .alter(let old, let new, _, _, _) where old.name == table: return new.name
             case .drop(let old) where old.name == table: return nil
             default: continue
             }

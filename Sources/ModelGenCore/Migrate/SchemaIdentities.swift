@@ -7,6 +7,7 @@ struct SchemaIdentities {
     private(set) var tables: [String: String] = [:]
     private var entities: [String: String] = [:]
     private var properties: [String: String] = [:]
+    private var mappingsByTable: [String: [EntityMapping]] = [:]
 
     init(model: ObjectModel, schema: RelationalSchema) {
         for entity in model.entities {
@@ -16,6 +17,7 @@ struct SchemaIdentities {
                 properties[entity.name + "." + relationship.name] = relationship.elementID ?? relationship.name
             }
         }
+        for mapping in schema.entities { mappingsByTable[mapping.table, default: []].append(mapping) }
         let roots = Set(model.entities.filter { $0.parent == nil }.map(\.name))
         for table in schema.tables {
             switch table.kind {
@@ -29,6 +31,12 @@ struct SchemaIdentities {
             }
         }
     }
+
+    /// The renaming identifier of the entity `name`.
+    func entity(_ name: String) -> String { entities[name] ?? name }
+
+    /// The entities stored in `table`.
+    func mappings(_ table: String) -> [EntityMapping] { mappingsByTable[table] ?? [] }
 
     /// `Entity.property[.member]` with each part replaced by its renaming identifier.
     func sourceIdentity(_ source: String) -> String {

@@ -2,6 +2,8 @@
 /// flags, `--` to end options, and positional arguments.
 struct ParsedArguments {
     var options: [String: String] = [:]
+    /// Values of repeatable options, in order.
+    var repeated: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
 
@@ -20,6 +22,8 @@ struct OptionSpec {
     var flags: Set<String>
     /// Allowed values per valued option (absent: any value).
     var choices: [String: [String]] = [:]
+    /// Valued options that may be given more than once (collected in `repeated`).
+    var repeatable: Set<String> = []
 }
 
 enum ArgumentParser {
@@ -59,6 +63,10 @@ enum ArgumentParser {
                 if let allowed = spec.choices[name], !allowed.contains(value) {
                     throw UsageError(
                         message: "invalid value '\(value)' for '\(name)'; expected one of: \(allowed.joined(separator: ", "))")
+                }
+                if spec.repeatable.contains(name) {
+                    result.repeated[name, default: []].append(value)
+                    continue
                 }
                 if result.options[name] != nil { throw UsageError(message: "option '\(name)' is given more than once") }
                 result.options[name] = value

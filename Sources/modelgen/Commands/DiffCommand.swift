@@ -1,0 +1,124 @@
+import Foundation
+import ModelGenCore
+
+struct DiffCommand: Command {
+    static let name = "diff"
+    static let summary = "Write the migration from one model version to another"
+    static let help = """
+        OVERVIEW: \(summary)
+
+        Compares the two versions' tables (entities, attributes and relationships are matched by
+        their renaming ID, else by name) and writes the SQL that turns a database of OLD into one
+        of NEW without losing data. Every step has a safety class and a stable code, printed on
+        standard error: safe, rewrite (rows copied into a new table shape), data-dependent (a
+        preflight query stops the migration when the data does not fit), lossy (refused without
+        --allow-data-loss), needs-input (give --default), refused. The SQL runs in one transaction.
+
+        USAGE: modelgen diff [<options>] <old-model> <new-model>
+               modelgen diff [<options>] <bundle.xcdatamodeld> --from <version> --to <version>
+
+        OPTIONS:
+          --from <version>, --to <version>
+                                      Versions of one bundle (names as in the bundle, e.g. "Model 2")
+          --dialect <dialect>         sqlite (default: sqlite; postgres is not rendered yet)
+          --format <format>           sql | json (default: sql)
+          --allow-data-loss           Run lossy steps (dropped entities, attributes, relationships)
+          --default <Entity.attribute=value>
+                                      A value for a new required attribute without a default
+                                      (repeatable)
+          --check                     Print the plan's summary only; exit 1 when it is not empty
+          --configuration <name>      Only the entities of this configuration
+          --output <file>             Write to a file instead of standard output
+          -h, --help                  Show this help
+
+        EXIT STATUS: 0 success (or, with --check, no changes), 1 model errors, a plan that cannot
+        run as asked, or changes found with --check, 64 usage error.
+        """
+    static let spec = OptionSpec(
+        valued: ["--from", "--to", "--dialect", "--format", "--default", "--configuration", "--output"],
+        flags: ["--allow-data-loss", "--check"],
+        choices: ["--dialect": ["sqlite"], "--format": ["sql", "json"]],
+        repeatable: ["--default"])
+
+    static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
+        let paths: (String, String?, String, String?)
+        switch (arguments.positionals.count, arguments.options["--from"], arguments.options["--to"]) {
+        case (1, let from?, let to?): paths = (arguments.positionals[0], from, arguments.positionals[0], to)
+        case (2, nil, nil): paths = (arguments.positionals[0], nil, arguments.positionals[1], nil)
+        case (1, _, _): throw UsageError(message: "a single model needs both --from and --to")
+        case (2, _, _): throw UsageError(message: "--from and --to are for versions of one bundle, not two models")
+        default: throw UsageError(message: arguments.positionals.isEmpty ? "missing models" : "diff takes an old and a new model")
+        }
+        var defaults: [String: String] = [:]
+        for item in arguments.repeated["--default"] ?? [] {
+            guard let equals = item.firstIndex(of: "="), item[..<equals].contains(".") else {
+                throw UsageError(message: "--default takes Entity.attribute=value, not '\(item)'")
+            }
+            defaults[String(item[..<equals])] = String(item[item.index(after: equals)...])
+        }
+        let engine = DiagnosticEngine()
+        let configuration = arguments.options["--configuration"]
+        let loader = ModelLoader()
+        guard let oldModel = loader.load(path: paths.0, version: paths.1, diagnostics: engine),
+            let newModel = loader.load(path: paths.2, version: paths.3, diagnostics: engine),
+            let oldSchema = SchemaLowering().lower(oldModel, configuration: configuration, diagnostics: engine),
+            let newSchema = SchemaLowering().lower(newModel, configuration: configuration, diagnostics: engine),
+            !engine.hasErrors
+        else {
+            _ = output.printDiagnostics(engine)
+            return .modelErrors
+        }
+        _ = output.printDiagnostics(engine)
+        let plan = MigrationPlanner(defaults: defaults).plan(from: oldModel, oldSchema, to: newModel, newSchema)
+        printSummary(plan, to: &output)
+        if arguments.has("--check") { return plan.isEmpty ? .success : .modelErrors }
+        let blocking = plan.blockingSteps(allowDataLoss: arguments.has("--allow-data-loss"))
+        for step in blocking {
+            let hint = step.safety == .lossy ? " (pass --allow-data-loss to drop it)" : ""
+            output.printError("modelgen: error: [\(step.code)] \(step.subject): \(step.message)\(hint)")
+        }
+        guard blocking.isEmpty else { return .modelErrors }
+        let renderer = SQLiteMigrationRenderer()
+        let text = arguments.options["--format"] == "json" ? json(plan, renderer.statements(plan)) : renderer.script(plan)
+        return output.deliver(text, to: arguments.options["--output"])
+    }
+
+    private static func printSummary(_ plan: MigrationPlan, to output: inout Output) {
+        guard !plan.isEmpty else {
+            output.printError("modelgen: no changes")
+            return
+        }
+        let counts = MigrationPlan.Safety.allCases.compactMap { safety -> String? in
+            let count = plan.steps.filter { $0.safety == safety }.count
+            return count == 0 ? nil : "\(count) \(safety.rawValue)"
+        }
+        output.printError("modelgen: \(plan.steps.count) step(s): \(counts.joined(separator: ", "))")
+        for step in plan.steps { output.printError("  [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message)") }
+    }
+
+    private struct PlanJSON: Encodable {
+        struct Step: Encodable {
+            var code: String
+            var safety: String
+            var subject: String
+            var message: String
+            var preflight: String?
+        }
+        var from: String
+        var to: String
+        var safety: String
+        var steps: [Step]
+        var statements: [String]
+    }
+
+    private static func json(_ plan: MigrationPlan, _ statements: [String]) -> String {
+        let value = PlanJSON(
+            from: plan.oldSchema.versionName ?? plan.oldSchema.modelName, to: plan.newSchema.versionName ?? plan.newSchema.modelName,
+            safety: plan.safety.rawValue,
+            steps: plan.steps.map { .init(code: $0.code, safety: $0.safety.rawValue, subject: $0.subject, message: $0.message, preflight: $0.preflight) },
+            statements: statements)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
+    }
+}
