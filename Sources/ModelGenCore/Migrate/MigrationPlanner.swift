@@ -47,14 +47,20 @@ public struct MigrationPlanner: Sendable {
             steps.append(.init(code: "rename-table", safety: .safe, subject: new.name, message: "table \(old.name) is renamed \(new.name)"))
         }
         var oldColumns: [String: Column] = [:]
-        for column in old.columns { oldColumns[oldIDs.column(column)] = column }
+        for (column, identity) in zip(old.columns, oldIDs.columns(old)) { oldColumns[identity] = column }
+        let newIdentities = newIDs.columns(new)
         var kept: Set<String> = []
-        for column in new.columns {
+        for (column, identity) in zip(new.columns, newIdentities) {
             let subject = "\(new.name).\(column.name)"
-            guard let previous = oldColumns[newIDs.column(column)] else {
+            guard let previous = oldColumns[identity] else {
                 rebuild = true
                 sources[column.name] = .nothing
-                if column.isNullable || column.defaultValue != nil {
+                // Nullable in the table but required for some entities' rows counts as required.
+                let requiredForSome = new.checks.contains {
+                    if case .requiredFor(column.name, let ids) = $0.condition { return !ids.isEmpty }
+                    return false
+                }
+                if (column.isNullable && !requiredForSome) || column.defaultValue != nil {
                     steps.append(.init(code: "add-column", safety: .safe, subject: subject, message: "new column \(subject)"))
                 } else if let text = column.source.flatMap({ defaults[$0] }) {
                     if let value = Self.value(text, for: column.type) {
@@ -68,6 +74,23 @@ public struct MigrationPlanner: Sendable {
                         .init(
                             code: "add-required-column", safety: .needsInput, subject: subject,
                             message: "new required column \(subject) has no default: give one with --default \(column.source ?? subject)=VALUE"))
+                }
+                continue
+            }
+            // A relationship whose destination is another entity now: its keys would point at
+            // unrelated rows, so they are not kept.
+            if let oldKey = old.foreignKeys.first(where: { $0.columns == [previous.name] }),
+                let newKey = new.foreignKeys.first(where: { $0.columns == [column.name] }),
+                oldIDs.tables[oldKey.referencedTable] != newIDs.tables[newKey.referencedTable]
+            {
+                rebuild = true
+                sources[column.name] = .nothing
+                if column.isNullable {
+                    steps.append(
+                        .init(code: "change-destination", safety: .lossy, subject: subject, message: "\(subject) now points at \(newKey.referencedTable); its values are dropped"))
+                } else {
+                    steps.append(
+                        .init(code: "change-destination", safety: .refused, subject: subject, message: "\(subject) is required and now points at \(newKey.referencedTable): its values cannot be kept"))
                 }
                 continue
             }

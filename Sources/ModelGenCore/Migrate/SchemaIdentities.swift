@@ -51,4 +51,16 @@ struct SchemaIdentities {
         guard let source = column.source else { return "name:" + column.name }
         return "\(column.role.rawValue):" + sourceIdentity(source)
     }
+
+    /// The identity of each column of `table`, in order; columns that share one (the two key
+    /// columns of a join table for a relationship without inverse) are told apart by order.
+    func columns(_ table: Table) -> [String] {
+        var seen: [String: Int] = [:]
+        return table.columns.map { item in
+            let identity = column(item)
+            let count = seen[identity, default: 0]
+            seen[identity] = count + 1
+            return count == 0 ? identity : identity + "#\(count)"
+        }
+    }
 }

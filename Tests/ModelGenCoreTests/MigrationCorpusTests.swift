@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import ModelGenCore
+
+/// Every consecutive pair of versions of the corpus's multi-version bundles: the plan, and where
+/// it is neither refused nor waiting for input, the migration of a seeded SQLite database (lossy
+/// steps allowed): the schema then introspects as a fresh build of the newer version, every row of
+/// every kept table is there with its kept values, and the recorded snapshot is the new one.
+@Suite struct MigrationCorpusTests {
+    struct Pair: CustomTestStringConvertible, Sendable {
+        var bundle: URL
+        var from: String
+        var to: String
+        var testDescription: String { "\(bundle.lastPathComponent): \(from) → \(to)" }
+    }
+
+    static let pairs: [Pair] = {
+        let root = TestPaths.shared.appendingPathComponent("corpus/models")
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var pairs: [Pair] = []
+        for case let url as URL in walker where url.pathExtension == "xcdatamodeld" {
+            let versions = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+                .filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }
+                .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+            for (from, to) in zip(versions, versions.dropFirst()) { pairs.append(Pair(bundle: url, from: from, to: to)) }
+        }
+        return pairs.sorted { $0.testDescription < $1.testDescription }
+    }()
+
+    @Test func thereArePairs() {
+        guard TestPaths.sharedFolder("corpus") != nil else { return }
+        #expect(Self.pairs.count >= 20, "\(Self.pairs.count) pairs")
+        print("migration corpus: \(Self.pairs.count) consecutive version pairs")
+    }
+
+    @Test(arguments: pairs)
+    func migratesASeededSQLiteDatabase(_ pair: Pair) throws {
+        let engine = DiagnosticEngine()
+        let loader = ModelLoader()
+        guard let old = loader.load(path: pair.bundle.path, version: pair.from, diagnostics: engine),
+            let new = loader.load(path: pair.bundle.path, version: pair.to, diagnostics: engine),
+            let oldSchema = SchemaLowering().lower(old, diagnostics: engine),
+            let newSchema = SchemaLowering().lower(new, diagnostics: engine)
+        else {
+            Issue.record("\(engine.sorted.map(\.rendered))")
+            return
+        }
+        // Versions Xcode 3 wrote as binary files only are skipped by the loader with a warning.
+        // New required attributes without a default get one, as `--default` would give.
+        var defaults: [String: String] = [:]
+        for table in newSchema.tables {
+            let requiredForSome = Set(table.checks.compactMap { check -> String? in
+                if case .requiredFor(let column, _) = check.condition { return column }
+                return nil
+            })
+            for column in table.columns where (!column.isNullable || requiredForSome.contains(column.name)) && column.defaultValue == nil {
+                guard let source = column.source else { continue }
+                switch column.type {
+                case .integer16, .integer32, .integer64: defaults[source] = "1"
+                case .double, .float, .decimal: defaults[source] = "1.5"
+                case .text, .uri: defaults[source] = "filled"
+                case .boolean: defaults[source] = "true"
+                default: continue
+                }
+            }
+        }
+        let plan = MigrationPlanner(defaults: defaults).plan(from: old, oldSchema, to: new, newSchema)
+        let blocked = plan.steps.filter { $0.safety == .refused || $0.safety == .needsInput }
+        guard blocked.isEmpty else {
+            print("migration corpus: \(pair.testDescription): not run: \(blocked.map { "\($0.code) \($0.subject)" })")
+            return
+        }
+        func seeded() throws -> SQLiteDatabase {
+            let database = try SQLiteDatabase()
+            try database.execute(SQLEmitter(dialect: .sqlite).emit(oldSchema))
+            // Rows in table order; references between them are checked once all are in.
+            try database.execute("PRAGMA foreign_keys = OFF")
+            for statement in SchemaSeeder.statements(oldSchema, dialect: .sqlite) { try database.execute(statement) }
+            try database.execute("PRAGMA foreign_keys = ON")
+            return database
+        }
+        let database = try seeded()
+        let before = try MigrationSQLiteTests.dump(database)
+        let broken = try database.rows("PRAGMA foreign_key_check")
+        #expect(broken.isEmpty, "the seed itself breaks a foreign key: \(broken)")
+        // What must survive: each kept table's rows, by primary key, in its kept columns.
+        var expected: [String: [[String?]]] = [:]
+        var kept: [String: (table: String, columns: [String], newColumns: [String])] = [:]
+        for case .alter(let oldTable, let newTable, let sources, _, let keptEntities) in plan.tables where keptEntities == nil {
+            var columns: [String] = []
+            var newColumns: [String] = []
+            for column in newTable.columns {
+                if case .column(let name)? = sources[column.name] {
+                    columns.append(name)
+                    newColumns.append(column.name)
+                }
+            }
+            guard !columns.isEmpty else { continue }
+            kept[newTable.name] = (oldTable.name, columns, newColumns)
+            expected[newTable.name] = try database.rows(
+                "SELECT \(columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(oldTable.name)) ORDER BY 1")
+        }
+        let statements = SQLiteMigrationRenderer().statements(plan)
+        if let failure = MigrationSQLiteTests.apply(statements, to: database) {
+            Issue.record("\(failure)\n\(statements.joined(separator: ";\n"))")
+            return
+        }
+        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: newSchema))
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+        for (table, columns) in kept {
+            let rows = try database.rows(
+                "SELECT \(columns.newColumns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(table)) ORDER BY 1")
+            #expect(rows == expected[table], "\(table)")
+        }
+        #expect(try database.rows("PRAGMA integrity_check") == [["ok"]])
+        let recorded = try database.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema'"#)
+        #expect(recorded == [[SchemaSnapshot.make(newSchema).json]])
+        #expect(MigrationPlanner().plan(from: new, newSchema, to: new, newSchema).isEmpty)
+        // A failure after any statement leaves the old database as it was.
+        for stop in 1..<statements.count - 3 {
+            let injected = try seeded()
+            #expect(MigrationSQLiteTests.apply(statements, to: injected, stopAfter: stop) != nil)
+            #expect(try MigrationSQLiteTests.dump(injected) == before, "after statement \(stop): \(statements[stop - 1])")
+        }
+    }
+}
