@@ -203,7 +203,7 @@ import Testing
         let failure = Self.apply(statements, to: database)
         if check.rows.isEmpty {
             // A migration the data must stop: stopped, nothing changed.
-            #expect(failure != nil, "the migration should have been stopped by a preflight")
+            #expect(failure?.contains("CHECK constraint failed") == true, "the migration should have been stopped by a preflight: \(failure ?? "not stopped")")
             #expect(try Self.dump(database) == before)
             return
         }

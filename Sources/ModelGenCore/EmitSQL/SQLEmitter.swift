@@ -73,7 +73,7 @@ public struct SQLEmitter: Sendable {
         return "CREATE TABLE \(SQLNaming.quoted(table.name)) (\n" + lines.joined(separator: ",\n") + "\n);\n"
     }
 
-    private func foreignKeyClause(_ key: ForeignKey, table: String) -> String {
+    func foreignKeyClause(_ key: ForeignKey, table: String) -> String {
         let name = SQLNaming.fitted(table + "_" + key.columns.joined(separator: "_") + "_fkey")
         var clause = "CONSTRAINT \(SQLNaming.quoted(name)) FOREIGN KEY ("
             + key.columns.map(SQLNaming.quoted).joined(separator: ", ") + ") REFERENCES "

@@ -295,7 +295,7 @@ public struct MigrationPlanner: Sendable {
             if let entityIDs = index.entityIDs { filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")") }
             let preflight =
                 "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(source)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
-                + columns.joined(separator: ", ") + " HAVING count(*) > 1)"
+                + columns.joined(separator: ", ") + " HAVING count(*) > 1) AS \"duplicates\""
             plan.steps.append(
                 .init(
                     code: "add-uniqueness-constraint", safety: .dataDependent, subject: index.name,

@@ -20,7 +20,7 @@ struct DiffCommand: Command {
         OPTIONS:
           --from <version>, --to <version>
                                       Versions of one bundle (names as in the bundle, e.g. "Model 2")
-          --dialect <dialect>         sqlite (default: sqlite; postgres is not rendered yet)
+          --dialect <dialect>         sqlite | postgres (default: sqlite)
           --format <format>           sql | json (default: sql)
           --allow-data-loss           Run lossy steps (dropped entities, attributes, relationships)
           --default <Entity.attribute=value>
@@ -37,7 +37,7 @@ struct DiffCommand: Command {
     static let spec = OptionSpec(
         valued: ["--from", "--to", "--dialect", "--format", "--default", "--configuration", "--output"],
         flags: ["--allow-data-loss", "--check"],
-        choices: ["--dialect": ["sqlite"], "--format": ["sql", "json"]],
+        choices: ["--dialect": ["sqlite", "postgres"], "--format": ["sql", "json"]],
         repeatable: ["--default"])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
@@ -78,8 +78,11 @@ struct DiffCommand: Command {
             output.printError("modelgen: error: [\(step.code)] \(step.subject): \(step.message)\(hint)")
         }
         guard blocking.isEmpty else { return .modelErrors }
-        let renderer = SQLiteMigrationRenderer()
-        let text = arguments.options["--format"] == "json" ? json(plan, renderer.statements(plan)) : renderer.script(plan)
+        let postgres = arguments.options["--dialect"] == "postgres"
+        let statements = postgres ? PostgresMigrationRenderer().statements(plan) : SQLiteMigrationRenderer().statements(plan)
+        let text =
+            arguments.options["--format"] == "json"
+            ? json(plan, statements) : postgres ? PostgresMigrationRenderer().script(plan) : SQLiteMigrationRenderer().script(plan)
         return output.deliver(text, to: arguments.options["--output"])
     }
 

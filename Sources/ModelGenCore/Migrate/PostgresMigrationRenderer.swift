@@ -1,0 +1,162 @@
+/// Render (PostgreSQL): a `MigrationPlan` as `ALTER` statements in one transaction (PostgreSQL's
+/// DDL is transactional, so no table is rebuilt).
+///
+/// Order: preflights (a `DO` block raising an error when its query finds rows); dropped tables;
+/// the altered tables' old CHECK and FOREIGN KEY constraints; renames; row changes (entity
+/// renumbering, rows of removed sub-entities, keys of relationships whose destination changed);
+/// column drops, additions and changes (`USING` casts for types); new tables; the new
+/// constraints; indexes; the metadata rows.
+public struct PostgresMigrationRenderer: Sendable {
+    public init() {}
+
+    public func statements(_ plan: MigrationPlan) -> [String] {
+        let emitter = SQLEmitter(dialect: .postgres)
+        let dialect = SQLDialect.postgres
+        var statements = ["BEGIN", "SET CONSTRAINTS ALL DEFERRED"]
+        for step in plan.steps {
+            guard let preflight = step.preflight else { continue }
+            let message = "\(step.code) \(step.subject): \(step.message)".replacingOccurrences(of: "%", with: "%%")
+            statements.append(
+                "DO $modelgen$ BEGIN IF (\(preflight)) > 0 THEN RAISE EXCEPTION \(SQLNaming.literal(message)); END IF; END $modelgen$")
+        }
+        for case .drop(let table) in plan.tables { statements.append("DROP TABLE \(SQLNaming.quoted(table.name)) CASCADE") }
+        var altered: [(old: Table, new: Table, sources: [String: MigrationPlan.ColumnSource], kept: [Int64]?)] = []
+        for case .alter(let old, let new, let sources, _, let kept) in plan.tables { altered.append((old, new, sources, kept)) }
+        // Old constraints go first: they name old columns and may not hold while rows change.
+        for (old, new, _, _) in altered where Self.constraintsChange(old, new) {
+            for check in old.checks where emitter.renderedCondition(check.condition, in: old) != nil {
+                statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) DROP CONSTRAINT IF EXISTS \(SQLNaming.quoted(check.name))")
+            }
+            for key in old.foreignKeys {
+                statements.append(
+                    "ALTER TABLE \(SQLNaming.quoted(old.name)) DROP CONSTRAINT IF EXISTS \(SQLNaming.quoted(Self.keyName(key, old.name)))")
+            }
+        }
+        for (old, new, sources, kept) in altered {
+            let table = SQLNaming.quoted(new.name)
+            if old.name != new.name { statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(table)") }
+            for column in new.columns {
+                if case .column(let previous)? = sources[column.name], previous != column.name {
+                    statements.append("ALTER TABLE \(table) RENAME COLUMN \(SQLNaming.quoted(previous)) TO \(SQLNaming.quoted(column.name))")
+                }
+            }
+            if let kept {
+                statements.append("DELETE FROM \(table) WHERE \"_entity\" NOT IN (" + kept.map(String.init).joined(separator: ", ") + ")")
+            }
+            let kept = Set(new.columns.compactMap { column -> String? in
+                switch sources[column.name] {
+                case .column(let name)?, .converted(let name)?, .coalesced(let name, _)?, .renumbered(let name, _)?: name
+                default: nil
+                }
+            })
+            for column in old.columns where !kept.contains(column.name) {
+                statements.append("ALTER TABLE \(table) DROP COLUMN \(SQLNaming.quoted(column.name))")
+            }
+            for column in new.columns {
+                let name = SQLNaming.quoted(column.name)
+                switch sources[column.name] ?? .nothing {
+                case .nothing, .value:
+                    var definition = "ALTER TABLE \(table) ADD COLUMN \(name) \(dialect.typeName(column.type))"
+                    if case .value(let value)? = sources[column.name] {
+                        definition += " NOT NULL DEFAULT \(dialect.literal(value))"
+                        statements.append(definition)
+                        statements.append(
+                            column.defaultValue.map { "ALTER TABLE \(table) ALTER COLUMN \(name) SET DEFAULT \(dialect.literal($0))" }
+                                ?? "ALTER TABLE \(table) ALTER COLUMN \(name) DROP DEFAULT")
+                        if column.isNullable { statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) DROP NOT NULL") }
+                        continue
+                    }
+                    if let value = column.defaultValue { definition += " DEFAULT \(dialect.literal(value))" }
+                    if !column.isNullable { definition += " NOT NULL" }
+                    statements.append(definition)
+                    continue
+                case .converted:
+                    let type = dialect.typeName(column.type)
+                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(name)::\(type)")
+                case .coalesced(_, let value):
+                    statements.append("UPDATE \(table) SET \(name) = \(dialect.literal(value)) WHERE \(name) IS NULL")
+                case .renumbered(_, let numbers):
+                    statements.append(
+                        "UPDATE \(table) SET \(name) = CASE \(name)" + numbers.keys.sorted().map { " WHEN \($0) THEN \(numbers[$0]!)" }.joined()
+                            + " ELSE \(name) END")
+                case .column:
+                    break
+                }
+                guard let oldColumn = Self.oldColumn(of: column, in: old, sources) else { continue }
+                if oldColumn.type != column.type, case .column = sources[column.name] ?? .nothing {
+                    let type = dialect.typeName(column.type)
+                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(name)::\(type)")
+                }
+                if oldColumn.defaultValue != column.defaultValue {
+                    statements.append(
+                        column.defaultValue.map { "ALTER TABLE \(table) ALTER COLUMN \(name) SET DEFAULT \(dialect.literal($0))" }
+                            ?? "ALTER TABLE \(table) ALTER COLUMN \(name) DROP DEFAULT")
+                }
+                if oldColumn.isNullable != column.isNullable {
+                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) \(column.isNullable ? "DROP" : "SET") NOT NULL")
+                }
+            }
+        }
+        var created: Set<String> = []
+        for case .create(let table) in plan.tables {
+            var deferred: [(String, ForeignKey)] = []
+            // Keys to tables made later are added with the altered tables' keys below.
+            statements.append(Self.trimmed(emitter.createTable(table, created: created, deferred: &deferred)))
+            created.insert(table.name)
+            for (name, key) in deferred { statements.append("ALTER TABLE \(SQLNaming.quoted(name)) ADD \(emitter.foreignKeyClause(key, table: name))") }
+        }
+        for (old, new, _, _) in altered where Self.constraintsChange(old, new) {
+            let table = SQLNaming.quoted(new.name)
+            for check in new.checks {
+                guard let condition = emitter.renderedCondition(check.condition, in: new) else { continue }
+                statements.append("ALTER TABLE \(table) ADD CONSTRAINT \(SQLNaming.quoted(check.name)) CHECK (\(condition))")
+            }
+            for key in new.foreignKeys { statements.append("ALTER TABLE \(table) ADD \(emitter.foreignKeyClause(key, table: new.name))") }
+        }
+        for step in plan.steps where step.code == "drop-index" {
+            statements.append("DROP INDEX IF EXISTS \(SQLNaming.quoted(step.subject))")
+        }
+        let changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
+        for index in plan.newSchema.indexes where created.contains(index.table) || changed.contains(index.name) {
+            statements.append(Self.trimmed(emitter.createIndex(index)))
+        }
+        let metadata = SQLNaming.quoted(MetadataTable.name)
+        statements.append("DELETE FROM \(metadata)")
+        statements.append(Self.trimmed(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema))))
+        statements.append("COMMIT")
+        return statements
+    }
+
+    /// The whole migration as a script, with the plan's steps as comments.
+    public func script(_ plan: MigrationPlan) -> String {
+        var text = "-- Migration generated by modelgen \(ModelGenVersion.current). Dialect: PostgreSQL.\n"
+        for step in plan.steps { text += "-- [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message.commentSafe)\n" }
+        return text + "\n" + statements(plan).map { $0 + ";\n" }.joined()
+    }
+
+    /// Whether an altered table's constraints are dropped and made again: whenever anything but
+    /// its name changes (their names and the columns they name follow the table).
+    private static func constraintsChange(_ old: Table, _ new: Table) -> Bool {
+        old.checks != new.checks || old.foreignKeys != new.foreignKeys || old.name != new.name || old.columns != new.columns
+    }
+
+    private static func oldColumn(of column: Column, in old: Table, _ sources: [String: MigrationPlan.ColumnSource]) -> Column? {
+        switch sources[column.name] {
+        case .column(let name)?, .converted(let name)?, .coalesced(let name, _)?, .renumbered(let name, _)?:
+            old.columns.first { $0.name == name }
+        default:
+            nil
+        }
+    }
+
+    /// The name the DDL gives a foreign key (as `SQLEmitter` names it).
+    static func keyName(_ key: ForeignKey, _ table: String) -> String {
+        SQLNaming.fitted(table + "_" + key.columns.joined(separator: "_") + "_fkey")
+    }
+
+    private static func trimmed(_ statement: String) -> String {
+        var text = statement
+        while let last = text.last, last == "\n" || last == ";" { text.removeLast() }
+        return text
+    }
+}

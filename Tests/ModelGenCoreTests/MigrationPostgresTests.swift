@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import ModelGenCore
+
+/// The change kinds of `MigrationSQLiteTests` on a real PostgreSQL server: old schema and rows in
+/// a schema of their own, the migration's `ALTER`s, then the introspected schema, the rows, the
+/// recorded snapshot, and a failure injected after every statement leaving everything as it was.
+@Suite struct MigrationPostgresTests {
+    /// Everything a PostgreSQL schema holds: its tables' columns and every table's rows.
+    static func dump(_ cluster: PostgresCluster, _ schema: String) throws -> [[String]] {
+        let namespace = SQLNaming.literal(schema)
+        var rows = try cluster.rows(
+            """
+            SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_attribute a
+            JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = \(namespace) AND c.relkind IN ('r', 'i') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1, 2
+            """)
+        rows += try cluster.rows(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(namespace)) ORDER BY 1")
+        for table in try cluster.rows(
+            "SELECT tablename FROM pg_tables WHERE schemaname = \(namespace) ORDER BY 1")
+        {
+            rows += try cluster.rows("SELECT * FROM \(SQLNaming.quoted(schema)).\(SQLNaming.quoted(table[0])) ORDER BY 1")
+        }
+        return rows
+    }
+
+    @Test(arguments: MigrationSQLiteTests.cases)
+    func migrates(_ testCase: MigrationSQLiteTests.Case) throws {
+        guard let cluster = PostgresCluster.shared() else { return }
+        let (oldModel, oldSchema) = try MigrationSQLiteTests.load(testCase.old)
+        let (newModel, newSchema) = try MigrationSQLiteTests.load(testCase.new)
+        let plan = MigrationPlanner(defaults: testCase.defaults).plan(from: oldModel, oldSchema, to: newModel, newSchema)
+        guard let check = testCase.check, plan.blockingSteps(allowDataLoss: testCase.allowDataLoss).isEmpty else { return }
+        let statements = PostgresMigrationRenderer().statements(plan)
+        let base = "mig_" + SHA256.hex(Array(testCase.name.utf8)).prefix(10)
+        // The old schema's rows, as the SQLite seed writes them (booleans and dates aside, the
+        // literals are the same).
+        let setup = SQLEmitter(dialect: .postgres).emit(oldSchema) + "\n" + testCase.seed + "\n"
+        func prepare(_ schema: String) throws {
+            _ = try cluster.psql("DROP SCHEMA IF EXISTS \(SQLNaming.quoted(schema)) CASCADE;")
+            let output = try cluster.psql(setup, schema: schema)
+            try #require(output.status == 0, "\(output.stderr)")
+        }
+        try prepare(base)
+        let before = try Self.dump(cluster, base)
+        let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)
+        if check.rows.isEmpty {
+            #expect(migrated.status != 0, "the migration should have been stopped by a preflight")
+            #expect(migrated.stderr.contains("ERROR:  \(plan.steps.first { $0.preflight != nil }?.code ?? "?")"), "stopped for another reason: \(migrated.stderr)")
+            #expect(try Self.dump(cluster, base) == before)
+            return
+        }
+        try #require(migrated.status == 0, "\(migrated.stderr)\n\(statements.joined(separator: ";\n"))")
+
+        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema))
+        #expect(differences.isEmpty, "\(differences)")
+        let rows = try cluster.rows("\\pset null '∅'\n" + check.sql, schema: base)
+        #expect(rows == check.rows.map { $0.map { $0 ?? "∅" } }, "\(rows)")
+        let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
+        #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
+        for stop in 2..<statements.count - 1 {
+            let schema = base + "_\(stop)"
+            try prepare(schema)
+            var script = statements
+            script.insert("SELECT 1 / 0", at: stop)
+            #expect(try cluster.psql(script.map { $0 + ";\n" }.joined(), schema: schema).status != 0)
+            #expect(try Self.dump(cluster, schema) == before, "after statement \(stop): \(statements[stop - 1])")
+            _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(schema)) CASCADE;")
+        }
+        _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(base)) CASCADE;")
+    }
+}
