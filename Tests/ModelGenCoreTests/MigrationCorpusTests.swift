@@ -34,8 +34,9 @@ import Testing
         print("migration corpus: \(Self.pairs.count) consecutive version pairs")
     }
 
-    @Test(arguments: pairs)
-    func migratesASeededSQLiteDatabase(_ pair: Pair) throws {
+    /// Both versions and the plan (new required attributes get a value, as `--default` gives);
+    /// nil when the plan is refused or still waits for input.
+    static func planned(_ pair: Pair) throws -> (ObjectModel, RelationalSchema, ObjectModel, RelationalSchema, MigrationPlan)? {
         let engine = DiagnosticEngine()
         let loader = ModelLoader()
         guard let old = loader.load(path: pair.bundle.path, version: pair.from, diagnostics: engine),
@@ -44,10 +45,8 @@ import Testing
             let newSchema = SchemaLowering().lower(new, diagnostics: engine)
         else {
             Issue.record("\(engine.sorted.map(\.rendered))")
-            return
+            return nil
         }
-        // Versions Xcode 3 wrote as binary files only are skipped by the loader with a warning.
-        // New required attributes without a default get one, as `--default` would give.
         var defaults: [String: String] = [:]
         for table in newSchema.tables {
             let requiredForSome = Set(table.checks.compactMap { check -> String? in
@@ -69,8 +68,33 @@ import Testing
         let blocked = plan.steps.filter { $0.safety == .refused || $0.safety == .needsInput }
         guard blocked.isEmpty else {
             print("migration corpus: \(pair.testDescription): not run: \(blocked.map { "\($0.code) \($0.subject)" })")
-            return
+            return nil
         }
+        return (old, oldSchema, new, newSchema, plan)
+    }
+
+    /// The kept tables of a plan: new name → (old name, old columns, new columns) whose values
+    /// are copied as they are.
+    static func keptColumns(_ plan: MigrationPlan) -> [String: (table: String, columns: [String], newColumns: [String])] {
+        var kept: [String: (table: String, columns: [String], newColumns: [String])] = [:]
+        for case .alter(let oldTable, let newTable, let sources, _, let keptEntities) in plan.tables where keptEntities == nil {
+            var columns: [String] = []
+            var newColumns: [String] = []
+            for column in newTable.columns {
+                if case .column(let name)? = sources[column.name], oldTable.columns.first(where: { $0.name == name })?.type == column.type {
+                    columns.append(name)
+                    newColumns.append(column.name)
+                }
+            }
+            if !columns.isEmpty { kept[newTable.name] = (oldTable.name, columns, newColumns) }
+        }
+        return kept
+    }
+
+    @Test(arguments: pairs)
+    func migratesASeededSQLiteDatabase(_ pair: Pair) throws {
+        guard let (new, _, _, newSchema, plan) = try Self.planned(pair).map({ ($0.2, $0.0, $0.1, $0.3, $0.4) }) else { return }
+        let oldSchema = plan.oldSchema
         func seeded() throws -> SQLiteDatabase {
             let database = try SQLiteDatabase()
             try database.execute(SQLEmitter(dialect: .sqlite).emit(oldSchema))
@@ -85,21 +109,11 @@ import Testing
         let broken = try database.rows("PRAGMA foreign_key_check")
         #expect(broken.isEmpty, "the seed itself breaks a foreign key: \(broken)")
         // What must survive: each kept table's rows, by primary key, in its kept columns.
+        let kept = Self.keptColumns(plan)
         var expected: [String: [[String?]]] = [:]
-        var kept: [String: (table: String, columns: [String], newColumns: [String])] = [:]
-        for case .alter(let oldTable, let newTable, let sources, _, let keptEntities) in plan.tables where keptEntities == nil {
-            var columns: [String] = []
-            var newColumns: [String] = []
-            for column in newTable.columns {
-                if case .column(let name)? = sources[column.name] {
-                    columns.append(name)
-                    newColumns.append(column.name)
-                }
-            }
-            guard !columns.isEmpty else { continue }
-            kept[newTable.name] = (oldTable.name, columns, newColumns)
-            expected[newTable.name] = try database.rows(
-                "SELECT \(columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(oldTable.name)) ORDER BY 1")
+        for (table, columns) in kept {
+            expected[table] = try database.rows(
+                "SELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table)) ORDER BY 1")
         }
         let statements = SQLiteMigrationRenderer().statements(plan)
         if let failure = MigrationSQLiteTests.apply(statements, to: database) {
@@ -123,5 +137,53 @@ import Testing
             #expect(MigrationSQLiteTests.apply(statements, to: injected, stopAfter: stop) != nil)
             #expect(try MigrationSQLiteTests.dump(injected) == before, "after statement \(stop): \(statements[stop - 1])")
         }
+    }
+
+    @Test(arguments: pairs)
+    func migratesASeededPostgresDatabase(_ pair: Pair) throws {
+        guard let cluster = PostgresCluster.shared(), let (_, oldSchema, new, newSchema, plan) = try Self.planned(pair) else { return }
+        let base = "corpus_mig_" + SHA256.hex(Array(pair.testDescription.utf8)).prefix(10)
+        let setup =
+            SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n"
+            + SchemaSeeder.statements(oldSchema, dialect: .postgres).map { $0 + ";\n" }.joined() + "COMMIT;\n"
+        func prepare(_ schema: String) throws {
+            _ = try cluster.psql("DROP SCHEMA IF EXISTS \(SQLNaming.quoted(schema)) CASCADE;")
+            let output = try cluster.psql(setup, schema: schema)
+            try #require(output.status == 0, "\(output.stderr)")
+        }
+        try prepare(base)
+        let before = try MigrationPostgresTests.dump(cluster, base)
+        let kept = Self.keptColumns(plan)
+        var expected: [String: [[String]]] = [:]
+        for (table, columns) in kept {
+            expected[table] = try cluster.rows(
+                "\\pset null '∅'\nSELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table)) ORDER BY 1",
+                schema: base)
+        }
+        let statements = PostgresMigrationRenderer().statements(plan)
+        let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)
+        try #require(migrated.status == 0, "\(migrated.stderr)\n\(statements.joined(separator: ";\n"))")
+        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema))
+        #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+        for (table, columns) in kept {
+            let rows = try cluster.rows(
+                "\\pset null '∅'\nSELECT \(columns.newColumns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(table)) ORDER BY 1",
+                schema: base)
+            #expect(rows == expected[table], "\(table)")
+        }
+        let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
+        #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
+        #expect(MigrationPlanner().plan(from: new, newSchema, to: new, newSchema).isEmpty)
+        for stop in 2..<statements.count - 1 {
+            let schema = base + "_\(stop)"
+            try prepare(schema)
+            var script = statements
+            script.insert("SELECT 1 / 0", at: stop)
+            #expect(try cluster.psql(script.map { $0 + ";\n" }.joined(), schema: schema).status != 0)
+            let after = try MigrationPostgresTests.dump(cluster, schema)
+            #expect(after == before, "after statement \(stop): \(statements[stop - 1]): \(after.filter { !before.contains($0) }) instead of \(before.filter { !after.contains($0) })")
+            _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(schema)) CASCADE;")
+        }
+        _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(base)) CASCADE;")
     }
 }

@@ -7,7 +7,8 @@ import Testing
 /// a schema of their own, the migration's `ALTER`s, then the introspected schema, the rows, the
 /// recorded snapshot, and a failure injected after every statement leaving everything as it was.
 @Suite struct MigrationPostgresTests {
-    /// Everything a PostgreSQL schema holds: its tables' columns and every table's rows.
+    /// Everything a PostgreSQL schema holds: its tables' and indexes' columns, its constraints
+    /// (without the schema's name, so two schemas compare) and every table's rows.
     static func dump(_ cluster: PostgresCluster, _ schema: String) throws -> [[String]] {
         let namespace = SQLNaming.literal(schema)
         var rows = try cluster.rows(
@@ -17,7 +18,7 @@ import Testing
             WHERE n.nspname = \(namespace) AND c.relkind IN ('r', 'i') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1, 2
             """)
         rows += try cluster.rows(
-            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(namespace)) ORDER BY 1")
+            "SELECT conname, replace(pg_get_constraintdef(oid), \(SQLNaming.literal(schema + ".")), '') FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(namespace)) ORDER BY 1")
         for table in try cluster.rows(
             "SELECT tablename FROM pg_tables WHERE schemaname = \(namespace) ORDER BY 1")
         {

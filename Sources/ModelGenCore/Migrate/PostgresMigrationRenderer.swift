@@ -116,7 +116,19 @@ public struct PostgresMigrationRenderer: Sendable {
         for step in plan.steps where step.code == "drop-index" {
             statements.append("DROP INDEX IF EXISTS \(SQLNaming.quoted(step.subject))")
         }
-        let changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
+        var changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
+        // Indexes on a column that was dropped and added again went with the old column.
+        for (_, new, sources, _) in altered {
+            let remade = Set(new.columns.filter { column in
+                switch sources[column.name] {
+                case .nothing?, .value?, nil: true
+                default: false
+                }
+            }.map(\.name))
+            for index in plan.newSchema.indexes where index.table == new.name && index.parts.contains(where: { remade.contains($0.column) }) {
+                changed.insert(index.name)
+            }
+        }
         for index in plan.newSchema.indexes where created.contains(index.table) || changed.contains(index.name) {
             statements.append(Self.trimmed(emitter.createIndex(index)))
         }
