@@ -107,7 +107,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelGenRuntimeTests",
-            dependencies: ["ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite"],
+            // ModelGenCore: the migration tests make stores of older model versions.
+            dependencies: ["ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite", "ModelGenCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -41,7 +41,11 @@ import Testing
         model.versionName = versionName
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine), "\(engine.sorted.map(\.rendered))")
         let options = SwiftGenerationOptions(access: access, sourceName: versionName + ".xcdatamodel")
-        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema)
+        // Versions of a bundle carry the migrations from the bundle's other versions.
+        let bundle = contents.deletingLastPathComponent().deletingLastPathComponent()
+        let migrations =
+            bundle.pathExtension == "xcdatamodeld" ? StoreMigration.all(to: model, schema, bundle: bundle.path, configuration: nil) : []
+        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema, migrations: migrations)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var urls: [URL] = []
         var userClasses = "import ModelGenRuntime\n"
@@ -61,7 +65,7 @@ import Testing
         let root = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let models = ReferenceTests.models
-        #expect(models.count == 7)
+        #expect(models.count == 8)
         for name in models {
             let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
             let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)

@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func everyModelHasReferences() {
-        #expect(Self.models.count == 7)
+        #expect(Self.models.count == 8)
     }
 
     @Test(arguments: models)
@@ -47,7 +47,8 @@ import Testing
         let model = try #require(ModelLoader().load(path: path, diagnostics: engine))
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
         let options = SwiftGenerationOptions(access: .public, sourceName: name + ".xcdatamodeld")
-        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema)
+        let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: nil)
+        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema, migrations: migrations)
         let directory = Self.generatedRoot.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let present = Set((try FileManager.default.contentsOfDirectory(atPath: directory.path)).filter { $0.hasSuffix(".swift") })

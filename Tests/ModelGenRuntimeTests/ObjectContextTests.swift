@@ -209,7 +209,7 @@ final class Badge: ManagedObject {
             other.schemaHash = String(repeating: "0", count: 64)
             #expect {
                 _ = try PersistentStore(path: path, model: other)
-            } throws: { ($0 as? DatabaseError)?.code == .misuse }
+            } throws: { ($0 as? DatabaseError)?.code == .migration }
         }
     }
 }

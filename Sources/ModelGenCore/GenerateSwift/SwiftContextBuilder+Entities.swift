@@ -152,8 +152,20 @@ extension SwiftContextBuilder {
     }
 
     /// The context of the model file: metadata, the DDL, composite types.
-    func modelContext(sqliteDDL: String, schemaHash: String) -> MustacheValue {
+    func modelContext(sqliteDDL: String, schemaHash: String, migrations: [StoreMigration] = []) -> MustacheValue {
         .object([
+            "migrations": .list(
+                migrations.map { migration in
+                    .object([
+                        "fromLiteral": .string(SwiftNames.literal(migration.fromHash)),
+                        "versionLiteral": .string(SwiftNames.literal(migration.version)),
+                        "statementsLiteral": .string(
+                            migration.statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" }
+                                ?? "nil"),
+                        "blockingStepsLiteral": .string("[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]"),
+                    ])
+                }),
+            "hasMigrations": .bool(!migrations.isEmpty),
             "header": .string(header),
             "access": .string(access),
             "modelTypeName": .string(modelTypeName),

@@ -61,7 +61,8 @@ public struct SwiftGenerator: Sendable {
     /// `snapshot` and `sqliteDDL` are `SchemaSnapshot.make(schema)` and the SQLite DDL, when the
     /// caller has them (they are costly for a large model).
     public func generate(
-        model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil
+        model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil,
+        migrations: [StoreMigration] = []
     ) throws(SwiftGenerationError) -> [GeneratedFile] {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let compiled = try compileAll()
@@ -83,7 +84,7 @@ public struct SwiftGenerator: Sendable {
         let contents: String
         do {
             contents = try modelTemplate.renderChecked(
-                builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash), partials: partials, escapingHTML: false)
+                builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash, migrations: migrations), partials: partials, escapingHTML: false)
         } catch {
             throw SwiftGenerationError(template: "model", error: error)
         }

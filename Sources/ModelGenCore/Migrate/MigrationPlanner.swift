@@ -84,6 +84,7 @@ public struct MigrationPlanner: Sendable {
                 oldIDs.tables[oldKey.referencedTable] != newIDs.tables[newKey.referencedTable]
             {
                 rebuild = true
+                kept.insert(previous.name)  // reported here, not again as dropped
                 sources[column.name] = .nothing
                 if column.isNullable {
                     steps.append(

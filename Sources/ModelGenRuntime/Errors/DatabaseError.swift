@@ -8,7 +8,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A stable error code. New codes may be added; existing ones never change meaning.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse
+            case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse, migration
         }
 
         private let value: Value
@@ -33,6 +33,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let wrongType = Code(.wrongType)
         /// A predicate could not be read or type-checked.
         public static let predicate = Code(.predicate)
+        /// The store is of another model version and was not migrated (the message names the
+        /// migration's steps that are not automatic).
+        public static let migration = Code(.migration)
         /// The API was used in a way it does not allow.
         public static let misuse = Code(.misuse)
 

@@ -70,9 +70,10 @@ struct GenerateCommand: Command {
         {
             let snapshot = SchemaSnapshot.make(schema)
             let sqlite = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
+            let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: arguments.options["--configuration"])
             do {
                 files = try SwiftGenerator(options: options, templates: overrides).generate(
-                    model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite)
+                    model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite, migrations: migrations)
             } catch {
                 output.printError("modelgen: error: \(error)")
                 return .modelErrors

@@ -1,0 +1,43 @@
+import Foundation
+
+/// A migration the generated code carries: how a store of another version of the bundle becomes
+/// one of the version the code is generated from, for `PersistentStore` to run on open.
+public struct StoreMigration: Sendable, Equatable {
+    /// The other version's name and schema hash.
+    public var version: String
+    public var fromHash: String
+    /// The SQLite statements, when every step is safe or a rewrite; else nil.
+    public var statements: [String]?
+    /// `safety code subject` of each step that keeps it from being automatic.
+    public var blockingSteps: [String]
+
+    /// The migration from `old` to `new`, automatic only when the plan's steps all are.
+    public static func make(
+        version: String, from old: ObjectModel, _ oldSchema: RelationalSchema, to new: ObjectModel, _ newSchema: RelationalSchema
+    ) -> StoreMigration {
+        let plan = MigrationPlanner().plan(from: old, oldSchema, to: new, newSchema)
+        let blocking = plan.steps.filter { $0.safety > .rewrite }.map { "\($0.safety.rawValue) \($0.code) \($0.subject)" }
+        return StoreMigration(
+            version: version, fromHash: SchemaSnapshot.make(oldSchema).hash,
+            statements: blocking.isEmpty ? SQLiteMigrationRenderer().statements(plan) : nil, blockingSteps: blocking)
+    }
+
+    /// The migrations from every other version of the bundle at `bundle` to `model`, in version
+    /// order (versions that do not load or lower cleanly, or have the same schema, are left out:
+    /// the runtime refuses stores of versions it has no migration for).
+    public static func all(to model: ObjectModel, _ schema: RelationalSchema, bundle: String, configuration: String?) -> [StoreMigration] {
+        let versions = ModelLoader().loadAll(path: bundle, diagnostics: DiagnosticEngine())
+        guard versions.count > 1 else { return [] }
+        let newHash = SchemaSnapshot.make(schema).hash
+        var migrations: [StoreMigration] = []
+        for (version, loaded) in versions.sorted(by: { $0.0.name.compare($1.0.name, options: .numeric) == .orderedAscending }) {
+            let engine = DiagnosticEngine()
+            guard let old = loaded, version.name != model.versionName,
+                let oldSchema = SchemaLowering().lower(old, configuration: configuration, diagnostics: engine), !engine.hasErrors,
+                SchemaSnapshot.make(oldSchema).hash != newHash
+            else { continue }
+            migrations.append(make(version: version.name, from: old, oldSchema, to: model, schema))
+        }
+        return migrations
+    }
+}
