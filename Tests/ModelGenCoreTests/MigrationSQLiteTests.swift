@@ -29,6 +29,22 @@ import Testing
         #"<entity name="\#(name)" representedClassName="\#(name)" \#(extra)syncable="YES" codeGenerationType="class">"# + "\n" + body + "\n</entity>"
     }
 
+    /// An entity with one attribute of each kind; each argument replaces one attribute's type.
+    static func item(
+        count: String = "Integer 64", price: String = "Double", code: String = "String", flag: String = "Boolean",
+        countOptional: Bool = false, countDefault: String = "0", extra: String = ""
+    ) -> String {
+        entity(
+            "Item",
+            #"<attribute name="count" \#(countOptional ? #"optional="YES" "# : "")attributeType="\#(count)" defaultValueString="\#(countDefault)" usesScalarValueType="YES"/>"#
+                + #"<attribute name="price" optional="YES" attributeType="\#(price)" usesScalarValueType="YES"/>"#
+                + #"<attribute name="code" optional="YES" attributeType="\#(code)" usesScalarValueType="YES"/>"#
+                + #"<attribute name="flag" optional="YES" attributeType="\#(flag)" usesScalarValueType="YES"/>"# + extra)
+    }
+
+    /// Rows both engines read the same way ('1' is a boolean to PostgreSQL and 1 to SQLite).
+    static let seedItems = #"INSERT INTO "item" ("_pk", "_entity", "count", "price", "code", "flag") VALUES (1, 1, 36, 2.0, '12', '1'), (2, 1, 41, NULL, NULL, NULL);"#
+
     static let person = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#)
     static let seedPeople = #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36), (2, 1, 'Alan', 41), (3, 1, NULL, 7);"#
 
@@ -131,6 +147,60 @@ import Testing
             seed: seedPeople + #"INSERT INTO "person" ("_pk", "_entity", "name", "age", "school") VALUES (4, 2, 'Sam', 20, 'MIT');"#,
             safety: .lossy, codes: ["drop-sub-entity", "drop-attribute"], allowDataLoss: true,
             check: (#"SELECT "name" FROM "person" ORDER BY "_pk""#, [["Ada"], ["Alan"], [nil]])),
+        // Type conversions, each exact or stopped (checks by count: the engines print numbers differently).
+        Case(
+            name: "integer to double", old: item(count: "Integer 64"), new: item(count: "Double"), seed: seedItems, safety: .rewrite,
+            codes: ["convert-type"], check: (#"SELECT count(*) FROM "item" WHERE "count" = 36.0"#, [["1"]])),
+        Case(
+            name: "double to integer with whole values", old: item(price: "Double"), new: item(price: "Integer 32"), seed: seedItems,
+            safety: .dataDependent, codes: ["real-to-integer"], check: (#"SELECT count(*) FROM "item" WHERE "price" = 2"#, [["1"]])),
+        Case(
+            name: "double to integer with a fraction: stopped", old: item(price: "Double"), new: item(price: "Integer 32"),
+            seed: seedItems + #"INSERT INTO "item" ("_pk", "_entity", "count", "price") VALUES (9, 1, 1, 2.5);"#,
+            safety: .dataDependent, codes: ["real-to-integer"], check: ("SELECT 1", [])),
+        Case(
+            name: "integer to string", old: item(count: "Integer 64"), new: item(count: "String"), seed: seedItems, safety: .rewrite,
+            codes: ["number-to-text"], check: (#"SELECT count(*) FROM "item" WHERE "count" = '36'"#, [["1"]])),
+        Case(
+            name: "string to integer", old: item(), new: item(code: "Integer 32"), seed: seedItems, safety: .dataDependent,
+            codes: ["text-to-number"], check: (#"SELECT count(*) FROM "item" WHERE "code" = 12"#, [["1"]])),
+        Case(
+            name: "string to integer with a word: stopped", old: item(), new: item(code: "Integer 32"),
+            seed: seedItems + #"INSERT INTO "item" ("_pk", "_entity", "count", "code") VALUES (9, 1, 1, 'twelve');"#,
+            safety: .dataDependent, codes: ["text-to-number"], check: ("SELECT 1", [])),
+        Case(
+            name: "string to double", old: item(), new: item(code: "Double"), seed: seedItems, safety: .dataDependent,
+            codes: ["text-to-number"], check: (#"SELECT count(*) FROM "item" WHERE "code" = 12"#, [["1"]])),
+        Case(
+            name: "boolean to integer", old: item(), new: item(flag: "Integer 16"), seed: seedItems, safety: .rewrite,
+            codes: ["convert-type"], check: (#"SELECT count(*) FROM "item" WHERE "flag" = 1"#, [["1"]])),
+        Case(
+            name: "integer to boolean", old: item(flag: "Integer 16"), new: item(), seed: seedItems, safety: .dataDependent,
+            codes: ["integer-to-boolean"], check: (#"SELECT count(*) FROM "item" WHERE "flag""#, [["1"]])),
+        Case(
+            name: "double to decimal", old: item(price: "Double"), new: item(price: "Decimal"), seed: seedItems, safety: .rewrite,
+            codes: ["convert-type"], check: (#"SELECT count(*) FROM "item" WHERE "price" = 2"#, [["1"]])),
+        Case(
+            name: "narrow an integer out of range: stopped", old: item(count: "Integer 64"), new: item(count: "Integer 16"),
+            seed: seedItems + #"INSERT INTO "item" ("_pk", "_entity", "count") VALUES (9, 1, 40000);"#, safety: .dataDependent,
+            codes: ["narrow-integer"], check: ("SELECT 1", [])),
+        Case(
+            name: "narrow an integer", old: item(count: "Integer 64"), new: item(count: "Integer 16"), seed: seedItems,
+            safety: .dataDependent, codes: ["narrow-integer"], check: (#"SELECT count(*) FROM "item" WHERE "count" = 36"#, [["1"]])),
+        Case(
+            name: "required to optional", old: item(), new: item(countOptional: true), seed: seedItems, safety: .rewrite,
+            codes: ["make-optional"], check: (#"SELECT count(*) FROM "item" WHERE "count" = 36"#, [["1"]])),
+        Case(
+            name: "change a default", old: item(), new: item(countDefault: "5"), seed: seedItems, safety: .rewrite,
+            codes: ["change-default"], check: (#"SELECT count(*) FROM "item""#, [["2"]])),
+        Case(
+            name: "transient to persistent", old: item(extra: #"<attribute name="note" optional="YES" transient="YES" attributeType="String"/>"#),
+            new: item(extra: #"<attribute name="note" optional="YES" attributeType="String"/>"#), seed: seedItems, safety: .safe,
+            codes: ["add-column"], check: (#"SELECT count(*) FROM "item" WHERE "note" IS NULL"#, [["2"]])),
+        Case(
+            name: "persistent to transient", old: item(extra: #"<attribute name="note" optional="YES" attributeType="String"/>"#),
+            new: item(extra: #"<attribute name="note" optional="YES" transient="YES" attributeType="String"/>"#), seed: seedItems,
+            safety: .lossy, codes: ["drop-attribute"], allowDataLoss: true, check: (#"SELECT count(*) FROM "item""#, [["2"]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),

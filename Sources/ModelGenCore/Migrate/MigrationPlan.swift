@@ -35,6 +35,17 @@ public struct MigrationPlan: Sendable {
         public var message: String
         /// SQL returning the number of rows that stop the migration, when the data decides.
         public var preflight: String?
+        /// The same for PostgreSQL, where it differs.
+        public var postgresPreflight: String?
+
+        public init(code: String, safety: Safety, subject: String, message: String, preflight: String? = nil, postgresPreflight: String? = nil) {
+            self.code = code
+            self.safety = safety
+            self.subject = subject
+            self.message = message
+            self.preflight = preflight
+            self.postgresPreflight = postgresPreflight ?? preflight
+        }
     }
 
     /// Where a column of a rebuilt table takes its values from.

@@ -103,9 +103,13 @@ public struct MigrationPlanner: Sendable {
             let table = SQLNaming.quoted(old.name), name = SQLNaming.quoted(previous.name)
             if previous.type != column.type {
                 rebuild = true
-                if let (code, safety, preflight) = Self.typeChange(previous.type, column.type, table: table, column: name) {
-                    steps.append(.init(code: code, safety: safety, subject: subject, message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)", preflight: preflight))
-                    if code != "widen-type" { sources[column.name] = .converted(previous.name) }
+                if let conversion = TypeConversion.make(previous.type, column.type, table: table, column: name) {
+                    steps.append(
+                        .init(
+                            code: conversion.code, safety: conversion.safety, subject: subject,
+                            message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)", preflight: conversion.sqlitePreflight,
+                            postgresPreflight: conversion.postgresPreflight))
+                    sources[column.name] = .converted(previous.name)
                 } else {
                     steps.append(
                         .init(code: "unsupported-type-change", safety: .refused, subject: subject, message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue) is not migrated automatically yet"))
@@ -178,7 +182,10 @@ public struct MigrationPlanner: Sendable {
             default: false
             }
         }.map(\.name))
-        let widened = Set(steps.filter { $0.code == "widen-type" }.map { String($0.subject.dropFirst(new.name.count + 1)) })
+        // Columns whose values converted exactly already fit their new width checks.
+        let widened = Set(steps.filter { $0.safety == .rewrite && ["widen-type", "convert-type"].contains($0.code) }.map {
+            String($0.subject.dropFirst(new.name.count + 1))
+        })
         let oldKeys = Set(old.foreignKeys.map { key in
             ForeignKey(columns: key.columns.map(renamed), referencedTable: key.referencedTable, referencedColumns: key.referencedColumns, onDelete: key.onDelete, isDeferred: key.isDeferred)
         }.map(Self.describe))
@@ -225,21 +232,6 @@ public struct MigrationPlanner: Sendable {
     private static func isWidened(_ condition: Check.Condition, _ widened: Set<String>) -> Bool {
         if case .integerWidth(let column, _) = condition { return widened.contains(column) }
         return false
-    }
-
-    /// Step code, safety and preflight for a column type change the planner migrates.
-    static func typeChange(_ from: ColumnType, _ to: ColumnType, table: String, column: String) -> (String, MigrationPlan.Safety, String?)? {
-        let widths: [ColumnType: Int] = [.integer16: 16, .integer32: 32, .integer64: 64]
-        if let old = widths[from], let new = widths[to] {
-            if new > old { return ("widen-type", .rewrite, nil) }
-            let range = ColumnType.integerRange(to)
-            return (
-                "narrow-integer", .dataDependent,
-                "SELECT count(*) FROM \(table) WHERE \(column) < \(range.lowerBound) OR \(column) > \(range.upperBound)"
-            )
-        }
-        if from == .float && to == .double { return ("widen-type", .rewrite, nil) }
-        return nil
     }
 
     /// A `--default` text as a value of `type`.

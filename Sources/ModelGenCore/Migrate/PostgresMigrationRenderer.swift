@@ -14,7 +14,7 @@ public struct PostgresMigrationRenderer: Sendable {
         let dialect = SQLDialect.postgres
         var statements = ["BEGIN", "SET CONSTRAINTS ALL DEFERRED"]
         for step in plan.steps {
-            guard let preflight = step.preflight else { continue }
+            guard let preflight = step.postgresPreflight else { continue }
             let message = "\(step.code) \(step.subject): \(step.message)".replacingOccurrences(of: "%", with: "%%")
             statements.append(
                 "DO $modelgen$ BEGIN IF (\(preflight)) > 0 THEN RAISE EXCEPTION \(SQLNaming.literal(message)); END IF; END $modelgen$")
@@ -36,7 +36,7 @@ public struct PostgresMigrationRenderer: Sendable {
             let table = SQLNaming.quoted(new.name)
             if old.name != new.name { statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(table)") }
             for column in new.columns {
-                if case .column(let previous)? = sources[column.name], previous != column.name {
+                if let previous = Self.oldColumn(of: column, in: old, sources)?.name, previous != column.name {
                     statements.append("ALTER TABLE \(table) RENAME COLUMN \(SQLNaming.quoted(previous)) TO \(SQLNaming.quoted(column.name))")
                 }
             }
@@ -70,9 +70,11 @@ public struct PostgresMigrationRenderer: Sendable {
                     if !column.isNullable { definition += " NOT NULL" }
                     statements.append(definition)
                     continue
-                case .converted:
+                case .converted(let previous):
                     let type = dialect.typeName(column.type)
-                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(name)::\(type)")
+                    let from = old.columns.first { $0.name == previous }?.type ?? column.type
+                    let using = TypeConversion.expression(name, from: from, to: column.type, dialect: .postgres)
+                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(using)")
                 case .coalesced(_, let value):
                     statements.append("UPDATE \(table) SET \(name) = \(dialect.literal(value)) WHERE \(name) IS NULL")
                 case .renumbered(_, let numbers):
@@ -83,10 +85,6 @@ public struct PostgresMigrationRenderer: Sendable {
                     break
                 }
                 guard let oldColumn = Self.oldColumn(of: column, in: old, sources) else { continue }
-                if oldColumn.type != column.type, case .column = sources[column.name] ?? .nothing {
-                    let type = dialect.typeName(column.type)
-                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(name)::\(type)")
-                }
                 if oldColumn.defaultValue != column.defaultValue {
                     statements.append(
                         column.defaultValue.map { "ALTER TABLE \(table) ALTER COLUMN \(name) SET DEFAULT \(dialect.literal($0))" }

@@ -50,7 +50,9 @@ public struct SQLiteMigrationRenderer: Sendable {
                 let expression: String
                 switch sources[column.name] ?? .nothing {
                 case .column(let name): expression = SQLNaming.quoted(name)
-                case .converted(let name): expression = "CAST(\(SQLNaming.quoted(name)) AS \(SQLDialect.sqlite.typeName(column.type)))"
+                case .converted(let name):
+                    let from = old.columns.first { $0.name == name }?.type ?? column.type
+                    expression = TypeConversion.expression(SQLNaming.quoted(name), from: from, to: column.type, dialect: .sqlite)
                 case .coalesced(let name, let value): expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
                 case .value(let value): expression = SQLDialect.sqlite.literal(value)
                 case .renumbered(let name, let numbers):
