@@ -246,6 +246,18 @@ import Testing
         return message
     }
 
+    /// A drop and an add that look like a rename are not made a rename, but the drop says how.
+    @Test func aLookAlikeDropAndAddSuggestsARenamingID() throws {
+        let (oldModel, oldSchema) = try Self.load(Self.person)
+        let (newModel, newSchema) = try Self.load(
+            Self.entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#))
+        let plan = MigrationPlanner().plan(from: oldModel, oldSchema, to: newModel, newSchema)
+        let drop = try #require(plan.steps.first { $0.code == "drop-attribute" })
+        #expect(drop.safety == .lossy)
+        #expect(drop.message.contains(#"give fullName the renaming ID "name""#), "\(drop.message)")
+        #expect(plan.steps.contains { $0.code == "add-column" && $0.subject == "person.full_name" })
+    }
+
     @Test(arguments: cases)
     func migrates(_ testCase: Case) throws {
         let (oldModel, oldSchema) = try Self.load(testCase.old)

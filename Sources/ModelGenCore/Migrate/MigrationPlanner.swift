@@ -143,7 +143,14 @@ public struct MigrationPlanner: Sendable {
             case .position: "drop-order"
             default: "drop-column"
             }
-            steps.append(.init(code: code, safety: .lossy, subject: "\(old.name).\(column.name)", message: "column \(old.name).\(column.name) and its values are dropped"))
+            var message = "column \(old.name).\(column.name) and its values are dropped"
+            // A new column of the same kind and type looks like a rename: never made silently.
+            if let twin = new.columns.first(where: { candidate in
+                candidate.role == column.role && candidate.type == column.type && sources[candidate.name] == .nothing
+            }), let attribute = column.source?.split(separator: ".").dropFirst().first, let newName = twin.source?.split(separator: ".").dropFirst().first {
+                message += "; if \(newName) is \(attribute) renamed, give \(newName) the renaming ID \"\(attribute)\" in the model to keep the values"
+            }
+            steps.append(.init(code: code, safety: .lossy, subject: "\(old.name).\(column.name)", message: message))
         }
         // Entity IDs: the rows' `_entity` follows its entity to its new number; rows of entities
         // that are gone are dropped.
