@@ -45,6 +45,14 @@ import Testing
     /// Rows both engines read the same way ('1' is a boolean to PostgreSQL and 1 to SQLite).
     static let seedItems = #"INSERT INTO "item" ("_pk", "_entity", "count", "price", "code", "flag") VALUES (1, 1, 36, 2.0, '12', '1'), (2, 1, 41, NULL, NULL, NULL);"#
 
+    /// Person ↔ Pet, one-to-many; the to-many's deletion rule and order vary.
+    static func owners(rule: String = "Nullify", ordered: Bool = false) -> String {
+        entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="pets" optional="YES" toMany="YES" deletionRule="\#(rule)" \#(ordered ? #"ordered="YES" "# : "")destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#)
+            + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#)
+    }
+
+    static let seedOwners = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name", "owner_pk") VALUES (1, 2, 'Rex', 1), (2, 2, 'Tom', NULL);"#
+
     static let person = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#)
     static let seedPeople = #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36), (2, 1, 'Alan', 41), (3, 1, NULL, 7);"#
 
@@ -201,6 +209,16 @@ import Testing
             name: "persistent to transient", old: item(extra: #"<attribute name="note" optional="YES" attributeType="String"/>"#),
             new: item(extra: #"<attribute name="note" optional="YES" transient="YES" attributeType="String"/>"#), seed: seedItems,
             safety: .lossy, codes: ["drop-attribute"], allowDataLoss: true, check: (#"SELECT count(*) FROM "item""#, [["2"]])),
+        Case(
+            name: "change a deletion rule", old: owners(rule: "Nullify"), new: owners(rule: "Cascade"), seed: seedOwners, safety: .rewrite,
+            codes: ["change-deletion-rule"], check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", nil]])),
+        Case(
+            name: "unordered to ordered", old: owners(), new: owners(ordered: true), seed: seedOwners, safety: .safe,
+            codes: ["add-column"], check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", nil]])),
+        Case(
+            name: "ordered to unordered loses the order", old: owners(ordered: true), new: owners(), seed: seedOwners,
+            safety: .lossy, codes: ["drop-order"], allowDataLoss: true,
+            check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", nil]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),

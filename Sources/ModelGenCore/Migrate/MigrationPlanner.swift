@@ -193,10 +193,21 @@ public struct MigrationPlanner: Sendable {
         let widened = Set(steps.filter { $0.safety == .rewrite && ["widen-type", "convert-type"].contains($0.code) }.map {
             String($0.subject.dropFirst(new.name.count + 1))
         })
+        // Keys compared by columns and the identity of the table they point at; what happens on
+        // delete is a separate, data-independent change.
         let oldKeys = Set(old.foreignKeys.map { key in
-            ForeignKey(columns: key.columns.map(renamed), referencedTable: key.referencedTable, referencedColumns: key.referencedColumns, onDelete: key.onDelete, isDeferred: key.isDeferred)
-        }.map(Self.describe))
-        let newKeys = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map(Self.describe))
+            "\(key.columns.map(renamed))->\(oldIDs.tables[key.referencedTable] ?? key.referencedTable)\(key.referencedColumns)"
+        })
+        let newKeys = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map { key in
+            "\(key.columns)->\(newIDs.tables[key.referencedTable] ?? key.referencedTable)\(key.referencedColumns)"
+        })
+        let allNewKeys = Set(new.foreignKeys.map { key in "\(key.columns)->\(newIDs.tables[key.referencedTable] ?? key.referencedTable)\(key.referencedColumns)" })
+        let oldActions = Set(old.foreignKeys.map { "\($0.columns.map(renamed)) \($0.onDelete.rawValue) \($0.isDeferred)" })
+        let newActions = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map { "\($0.columns) \($0.onDelete.rawValue) \($0.isDeferred)" })
+        if !newActions.isSubset(of: oldActions) && newKeys.isSubset(of: oldKeys) {
+            rebuild = true
+            steps.append(.init(code: "change-deletion-rule", safety: .rewrite, subject: new.name, message: "\(new.name)'s keys act differently on delete"))
+        }
         let oldChecks = Set(old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }.filter { !Self.isWidened($0, widened) }.map { "\($0)" })
         let oldConditions = old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }
         let newChecks = Set(
@@ -209,7 +220,7 @@ public struct MigrationPlanner: Sendable {
                 .init(
                     code: "change-constraints", safety: .dataDependent, subject: new.name,
                     message: "\(new.name) gets new constraints on stored values; rows that break them stop the migration"))
-        } else if oldKeys != Set(new.foreignKeys.map(Self.describe)) || oldChecks != Set(new.checks.map { "\($0.condition)" }) {
+        } else if oldKeys != allNewKeys || oldChecks != Set(new.checks.map { "\($0.condition)" }) {
             // Only removed or relaxed constraints, or constraints on new columns.
             rebuild = true
             if !steps.contains(where: { $0.code == "add-column" || $0.code == "add-required-column" }) {
@@ -219,10 +230,6 @@ public struct MigrationPlanner: Sendable {
         guard !steps.isEmpty else { return }
         plan.steps += steps
         plan.tables.append(.alter(old: old, new: new, sources: sources, rebuild: rebuild, keptEntityIDs: keptEntities))
-    }
-
-    private static func describe(_ key: ForeignKey) -> String {
-        "\(key.columns)->\(key.referencedTable)\(key.referencedColumns) \(key.onDelete.rawValue) \(key.isDeferred)"
     }
 
     /// Whether `condition` allows more values than an old one on its column (a list of entity
