@@ -53,6 +53,16 @@ import Testing
 
     static let seedOwners = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name", "owner_pk") VALUES (1, 2, 'Rex', 1), (2, 2, 'Tom', NULL);"#
 
+    /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
+    /// Student); Person may be abstract.
+    static func hierarchy(schoolOn: String, abstract: Bool = false) -> String {
+        let school = #"<attribute name="school" optional="YES" attributeType="String"/>"#
+        return entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"# + (schoolOn == "Person" ? school : ""), extra: abstract ? #"isAbstract="YES" "# : "")
+            + "\n" + entity("Student", schoolOn == "Student" ? school : "", extra: #"parentEntity="Person" "#)
+    }
+
+    static let seedHierarchy = #"INSERT INTO "person" ("_pk", "_entity", "name", "school") VALUES (1, 1, 'Ada', NULL), (2, 2, 'Sam', 'MIT');"#
+
     static let person = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#)
     static let seedPeople = #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36), (2, 1, 'Alan', 41), (3, 1, NULL, 7);"#
 
@@ -219,6 +229,21 @@ import Testing
             name: "ordered to unordered loses the order", old: owners(ordered: true), new: owners(), seed: seedOwners,
             safety: .lossy, codes: ["drop-order"], allowDataLoss: true,
             check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", nil]])),
+        Case(
+            name: "move an attribute up the hierarchy", old: hierarchy(schoolOn: "Student"), new: hierarchy(schoolOn: "Person"),
+            seed: seedHierarchy, safety: .safe, codes: [],
+            check: (#"SELECT "name", "school" FROM "person" ORDER BY "_pk""#, [["Ada", nil], ["Sam", "MIT"]])),
+        Case(
+            name: "move an attribute down the hierarchy", old: hierarchy(schoolOn: "Person"), new: hierarchy(schoolOn: "Student"),
+            seed: seedHierarchy, safety: .safe, codes: [],
+            check: (#"SELECT "name", "school" FROM "person" ORDER BY "_pk""#, [["Ada", nil], ["Sam", "MIT"]])),
+        Case(
+            name: "make an entity with rows abstract: stopped", old: hierarchy(schoolOn: "Student"), new: hierarchy(schoolOn: "Student", abstract: true),
+            seed: seedHierarchy, safety: .dataDependent, codes: ["change-constraints"], check: ("SELECT 1", [])),
+        Case(
+            name: "make an abstract entity concrete", old: hierarchy(schoolOn: "Student", abstract: true), new: hierarchy(schoolOn: "Student"),
+            seed: #"INSERT INTO "person" ("_pk", "_entity", "name", "school") VALUES (2, 2, 'Sam', 'MIT');"#, safety: .rewrite, codes: ["relax-constraints"],
+            check: (#"SELECT "name" FROM "person""#, [["Sam"]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),

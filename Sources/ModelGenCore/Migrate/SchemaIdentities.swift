@@ -49,7 +49,13 @@ struct SchemaIdentities {
 
     func column(_ column: Column) -> String {
         guard let source = column.source else { return "name:" + column.name }
-        return "\(column.role.rawValue):" + sourceIdentity(source)
+        let identity = sourceIdentity(source)
+        // An entity table's attribute and key columns belong to the hierarchy, not to the entity
+        // declaring them: a property moved up or down the hierarchy keeps its column.
+        if column.role == .attribute || column.role == .relationship, let dot = identity.firstIndex(of: ".") {
+            return "\(column.role.rawValue):" + identity[identity.index(after: dot)...]
+        }
+        return "\(column.role.rawValue):" + identity
     }
 
     /// The identity of each column of `table`, in order; columns that share one (the two key
