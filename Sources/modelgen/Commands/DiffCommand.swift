@@ -71,7 +71,13 @@ struct DiffCommand: Command {
         _ = output.printDiagnostics(engine)
         let plan = MigrationPlanner(defaults: defaults).plan(from: oldModel, oldSchema, to: newModel, newSchema)
         printSummary(plan, to: &output)
-        if arguments.has("--check") { return plan.isEmpty ? .success : .modelErrors }
+        if arguments.has("--check") {
+            // No step, but another recorded schema (a column's source moved in the hierarchy) is
+            // still a change: stores record the schema's hash.
+            let same = plan.isEmpty && SchemaSnapshot.make(oldSchema).hash == SchemaSnapshot.make(newSchema).hash
+            if plan.isEmpty && !same { output.printError("modelgen: the recorded schema changes (no data changes)") }
+            return same ? .success : .modelErrors
+        }
         let blocking = plan.blockingSteps(allowDataLoss: arguments.has("--allow-data-loss"))
         for step in blocking {
             let hint = step.safety == .lossy ? " (pass --allow-data-loss to drop it)" : ""
