@@ -146,12 +146,7 @@ import Testing
         let setup =
             SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n"
             + SchemaSeeder.statements(oldSchema, dialect: .postgres).map { $0 + ";\n" }.joined() + "COMMIT;\n"
-        func prepare(_ schema: String) throws {
-            _ = try cluster.psql("DROP SCHEMA IF EXISTS \(SQLNaming.quoted(schema)) CASCADE;")
-            let output = try cluster.psql(setup, schema: schema)
-            try #require(output.status == 0, "\(output.stderr)")
-        }
-        try prepare(base)
+        try MigrationPostgresTests.prepare(cluster, base, setup: setup)
         let before = try MigrationPostgresTests.dump(cluster, base)
         let kept = Self.keptColumns(plan)
         var expected: [String: [[String]]] = [:]
@@ -174,16 +169,7 @@ import Testing
         let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
         #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
         #expect(MigrationPlanner().plan(from: new, newSchema, to: new, newSchema).isEmpty)
-        for stop in 2..<statements.count - 1 {
-            let schema = base + "_\(stop)"
-            try prepare(schema)
-            var script = statements
-            script.insert("SELECT 1 / 0", at: stop)
-            #expect(try cluster.psql(script.map { $0 + ";\n" }.joined(), schema: schema).status != 0)
-            let after = try MigrationPostgresTests.dump(cluster, schema)
-            #expect(after == before, "after statement \(stop): \(statements[stop - 1]): \(after.filter { !before.contains($0) }) instead of \(before.filter { !after.contains($0) })")
-            _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(schema)) CASCADE;")
-        }
+        try MigrationPostgresTests.injectFailures(cluster, base: base, setup: setup, statements: statements, before: before)
         _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(base)) CASCADE;")
     }
 }

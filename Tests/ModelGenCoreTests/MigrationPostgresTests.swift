@@ -27,6 +27,28 @@ import Testing
         return rows
     }
 
+    /// Makes `schema` afresh with `setup` (the old schema and its rows).
+    static func prepare(_ cluster: PostgresCluster, _ schema: String, setup: String) throws {
+        _ = try cluster.psql("DROP SCHEMA IF EXISTS \(SQLNaming.quoted(schema)) CASCADE;")
+        let output = try cluster.psql(setup, schema: schema)
+        try #require(output.status == 0, "\(output.stderr)")
+    }
+
+    /// For every statement of the migration, a fresh copy of the old database where the script
+    /// fails right after it: the copy must end exactly as `before`.
+    static func injectFailures(_ cluster: PostgresCluster, base: String, setup: String, statements: [String], before: [[String]]) throws {
+        for stop in 2..<statements.count - 1 {
+            let schema = base + "_\(stop)"
+            try prepare(cluster, schema, setup: setup)
+            var script = statements
+            script.insert("SELECT 1 / 0", at: stop)
+            #expect(try cluster.psql(script.map { $0 + ";\n" }.joined(), schema: schema).status != 0)
+            let after = try dump(cluster, schema)
+            #expect(after == before, "after statement \(stop): \(statements[stop - 1]): \(after.filter { !before.contains($0) })")
+            _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(schema)) CASCADE;")
+        }
+    }
+
     @Test(arguments: MigrationSQLiteTests.cases)
     func migrates(_ testCase: MigrationSQLiteTests.Case) throws {
         guard let cluster = PostgresCluster.shared() else { return }
@@ -39,12 +61,7 @@ import Testing
         // The old schema's rows, as the SQLite seed writes them (booleans and dates aside, the
         // literals are the same).
         let setup = SQLEmitter(dialect: .postgres).emit(oldSchema) + "\n" + testCase.seed + "\n"
-        func prepare(_ schema: String) throws {
-            _ = try cluster.psql("DROP SCHEMA IF EXISTS \(SQLNaming.quoted(schema)) CASCADE;")
-            let output = try cluster.psql(setup, schema: schema)
-            try #require(output.status == 0, "\(output.stderr)")
-        }
-        try prepare(base)
+        try Self.prepare(cluster, base, setup: setup)
         let before = try Self.dump(cluster, base)
         let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)
         if check.rows.isEmpty {
@@ -63,15 +80,7 @@ import Testing
         #expect(rows == check.rows.map { $0.map { $0 ?? "∅" } }, "\(rows)")
         let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
         #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
-        for stop in 2..<statements.count - 1 {
-            let schema = base + "_\(stop)"
-            try prepare(schema)
-            var script = statements
-            script.insert("SELECT 1 / 0", at: stop)
-            #expect(try cluster.psql(script.map { $0 + ";\n" }.joined(), schema: schema).status != 0)
-            #expect(try Self.dump(cluster, schema) == before, "after statement \(stop): \(statements[stop - 1])")
-            _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(schema)) CASCADE;")
-        }
+        try Self.injectFailures(cluster, base: base, setup: setup, statements: statements, before: before)
         _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(base)) CASCADE;")
     }
 }
