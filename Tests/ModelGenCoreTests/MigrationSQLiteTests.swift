@@ -46,9 +46,14 @@ import Testing
     static let seedItems = #"INSERT INTO "item" ("_pk", "_entity", "count", "price", "code", "flag") VALUES (1, 1, 36, 2.0, '12', '1'), (2, 1, 41, NULL, NULL, NULL);"#
 
     /// Person ↔ Pet, one-to-many; the to-many's deletion rule and order vary.
-    static func owners(rule: String = "Nullify", ordered: Bool = false) -> String {
-        entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="pets" optional="YES" toMany="YES" deletionRule="\#(rule)" \#(ordered ? #"ordered="YES" "# : "")destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#)
-            + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#)
+    static func owners(rule: String = "Nullify", ordered: Bool = false, manyToMany: Bool = false) -> String {
+        let inverse = manyToMany ? "owners" : "owner"
+        let back =
+            manyToMany
+            ? #"<relationship name="owners" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#
+            : #"<relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#
+        return entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="pets" optional="YES" toMany="YES" deletionRule="\#(rule)" \#(ordered ? #"ordered="YES" "# : "")destinationEntity="Pet" inverseName="\#(inverse)" inverseEntity="Pet"/>"#)
+            + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"# + back)
     }
 
     static let seedOwners = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name", "owner_pk") VALUES (1, 2, 'Rex', 1), (2, 2, 'Tom', NULL);"#
@@ -244,6 +249,15 @@ import Testing
             name: "make an abstract entity concrete", old: hierarchy(schoolOn: "Student", abstract: true), new: hierarchy(schoolOn: "Student"),
             seed: #"INSERT INTO "person" ("_pk", "_entity", "name", "school") VALUES (2, 2, 'Sam', 'MIT');"#, safety: .rewrite, codes: ["relax-constraints"],
             check: (#"SELECT "name" FROM "person""#, [["Sam"]])),
+        Case(
+            name: "one-to-many to many-to-many keeps the links", old: owners(), new: owners(manyToMany: true), seed: seedOwners,
+            safety: .rewrite, codes: ["move-links", "add-relationship"],
+            check: (#"SELECT "person_pk", "pets_pk" FROM "person_pets""#, [["1", "1"]])),
+        Case(
+            name: "many-to-many to one-to-many drops the links", old: owners(manyToMany: true), new: owners(),
+            seed: #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex'); INSERT INTO "person_pets" VALUES (1, 1);"#,
+            safety: .lossy, codes: ["drop-relationship", "add-column"], allowDataLoss: true,
+            check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),

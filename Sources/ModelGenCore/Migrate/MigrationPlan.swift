@@ -75,10 +75,23 @@ public struct MigrationPlan: Sendable {
         case alter(old: Table, new: Table, sources: [String: ColumnSource], rebuild: Bool, keptEntityIDs: [Int64]?)
     }
 
+    /// A to-one's keys copied into a new join table, when the relationship becomes many-to-many:
+    /// `INSERT INTO joinTable (keyTarget, rowTarget) SELECT keyColumn, _pk FROM table`.
+    public struct LinkCopy: Sendable, Equatable {
+        /// The old table holding the keys, and the key column.
+        public var table: String
+        public var keyColumn: String
+        public var joinTable: String
+        /// The join column that takes the key, and the one that takes the row's `_pk`.
+        public var keyTarget: String
+        public var rowTarget: String
+    }
+
     public var oldSchema: RelationalSchema
     public var newSchema: RelationalSchema
     public var steps: [Step]
     public var tables: [TableChange]
+    public var linkCopies: [LinkCopy] = []
 
     /// Whether there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }

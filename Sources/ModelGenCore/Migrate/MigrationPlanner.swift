@@ -33,8 +33,38 @@ public struct MigrationPlanner: Sendable {
             plan.steps.append(.init(code: code, safety: .lossy, subject: table.name, message: "table \(table.name) and its rows are dropped"))
             plan.tables.append(.drop(table))
         }
+        planLinkCopies(oldIDs, newIDs, &plan)
         planIndexes(&plan)
         return plan
+    }
+
+    /// A to-one that became many-to-many: its keys fill the new join table instead of being
+    /// dropped (Core Data's lightweight migration keeps such links too).
+    private func planLinkCopies(_ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ plan: inout MigrationPlan) {
+        for case .create(let join) in plan.tables where join.kind == .join {
+            let relationships = Set(join.columns.compactMap(\.source).map(newIDs.sourceIdentity))
+            for case .alter(let old, _, let sources, _, _) in plan.tables {
+                let keptNames = Set(sources.values.compactMap { source -> String? in
+                    if case .column(let name) = source { return name }
+                    return nil
+                })
+                for column in old.columns where column.role == .relationship && !keptNames.contains(column.name) {
+                    guard let source = column.source, !oldIDs.relationshipAndInverse(source).isDisjoint(with: relationships),
+                        let key = old.foreignKeys.first(where: { $0.columns == [column.name] }),
+                        let childIdentity = oldIDs.tables[old.name], let parentIdentity = oldIDs.tables[key.referencedTable],
+                        childIdentity != parentIdentity,
+                        let rowTarget = join.foreignKeys.first(where: { newIDs.tables[$0.referencedTable] == childIdentity })?.columns.first,
+                        let keyTarget = join.foreignKeys.first(where: { newIDs.tables[$0.referencedTable] == parentIdentity })?.columns.first
+                    else { continue }
+                    let subject = "\(old.name).\(column.name)"
+                    guard let index = plan.steps.firstIndex(where: { $0.code == "drop-relationship" && $0.subject == subject }) else { continue }
+                    plan.steps[index] = .init(
+                        code: "move-links", safety: .rewrite, subject: subject, message: "the links in \(subject) move into \(join.name)")
+                    plan.linkCopies.append(
+                        .init(table: old.name, keyColumn: column.name, joinTable: join.name, keyTarget: keyTarget, rowTarget: rowTarget))
+                }
+            }
+        }
     }
 
     // MARK: - Tables

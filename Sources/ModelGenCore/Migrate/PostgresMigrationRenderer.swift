@@ -32,6 +32,7 @@ public struct PostgresMigrationRenderer: Sendable {
                     "ALTER TABLE \(SQLNaming.quoted(old.name)) DROP CONSTRAINT IF EXISTS \(SQLNaming.quoted(Self.keyName(key, old.name)))")
             }
         }
+        var laterDrops: [String] = []
         for (old, new, sources, kept) in altered {
             let table = SQLNaming.quoted(new.name)
             if old.name != new.name { statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(table)") }
@@ -50,6 +51,11 @@ public struct PostgresMigrationRenderer: Sendable {
                 }
             })
             for column in old.columns where !kept.contains(column.name) {
+                // Keys moving into a new join table go once they are copied.
+                if plan.linkCopies.contains(where: { $0.table == old.name && $0.keyColumn == column.name }) {
+                    laterDrops.append("ALTER TABLE \(table) DROP COLUMN \(SQLNaming.quoted(column.name))")
+                    continue
+                }
                 statements.append("ALTER TABLE \(table) DROP COLUMN \(SQLNaming.quoted(column.name))")
             }
             for column in new.columns {
@@ -103,6 +109,13 @@ public struct PostgresMigrationRenderer: Sendable {
             created.insert(table.name)
             for (name, key) in deferred { statements.append("ALTER TABLE \(SQLNaming.quoted(name)) ADD \(emitter.foreignKeyClause(key, table: name))") }
         }
+        for copy in plan.linkCopies {
+            let table = altered.first { $0.old.name == copy.table }?.new.name ?? copy.table
+            statements.append(
+                "INSERT INTO \(SQLNaming.quoted(copy.joinTable)) (\(SQLNaming.quoted(copy.keyTarget)), \(SQLNaming.quoted(copy.rowTarget))) "
+                    + "SELECT \(SQLNaming.quoted(copy.keyColumn)), \"_pk\" FROM \(SQLNaming.quoted(table)) WHERE \(SQLNaming.quoted(copy.keyColumn)) IS NOT NULL")
+        }
+        statements += laterDrops
         for (old, new, _, _) in altered where Self.constraintsChange(old, new) {
             let table = SQLNaming.quoted(new.name)
             for check in new.checks {
@@ -111,6 +124,9 @@ public struct PostgresMigrationRenderer: Sendable {
             }
             for key in new.foreignKeys { statements.append("ALTER TABLE \(table) ADD \(emitter.foreignKeyClause(key, table: new.name))") }
         }
+        // Checked now: PostgreSQL does not index a table with checks still pending (rows copied
+        // into a new join table), and nothing below changes rows.
+        statements.append("SET CONSTRAINTS ALL IMMEDIATE")
         for step in plan.steps where step.code == "drop-index" {
             statements.append("DROP INDEX IF EXISTS \(SQLNaming.quoted(step.subject))")
         }

@@ -8,6 +8,8 @@ struct SchemaIdentities {
     private var entities: [String: String] = [:]
     private var properties: [String: String] = [:]
     private var mappingsByTable: [String: [EntityMapping]] = [:]
+    /// `Entity.relationship` → its inverse's `Entity.relationship`.
+    private var inverses: [String: String] = [:]
 
     init(model: ObjectModel, schema: RelationalSchema) {
         for entity in model.entities {
@@ -15,6 +17,9 @@ struct SchemaIdentities {
             for attribute in entity.attributes { properties[entity.name + "." + attribute.name] = attribute.elementID ?? attribute.name }
             for relationship in entity.relationships {
                 properties[entity.name + "." + relationship.name] = relationship.elementID ?? relationship.name
+                if let inverse = relationship.inverseName, let inverseEntity = relationship.inverseEntityName {
+                    inverses[entity.name + "." + relationship.name] = inverseEntity + "." + inverse
+                }
             }
         }
         for mapping in schema.entities { mappingsByTable[mapping.table, default: []].append(mapping) }
@@ -30,6 +35,13 @@ struct SchemaIdentities {
                 tables[table.name] = "metadata"
             }
         }
+    }
+
+    /// The identities of the relationship `source` (`Entity.relationship`) and of its inverse.
+    func relationshipAndInverse(_ source: String) -> Set<String> {
+        var result: Set<String> = [sourceIdentity(source)]
+        if let inverse = inverses[source] { result.insert(sourceIdentity(inverse)) }
+        return result
     }
 
     /// The renaming identifier of the entity `name`.
