@@ -60,7 +60,7 @@ import Testing
         let base = "mig_" + SHA256.hex(Array(testCase.name.utf8)).prefix(10)
         // The old schema's rows, as the SQLite seed writes them (booleans and dates aside, the
         // literals are the same).
-        let setup = SQLEmitter(dialect: .postgres).emit(oldSchema) + "\n" + testCase.seed + "\n"
+        let setup = SQLEmitter(dialect: .postgres).emit(oldSchema) + "\n" + (testCase.postgresSeed ?? testCase.seed) + "\n"
         try Self.prepare(cluster, base, setup: setup)
         let before = try Self.dump(cluster, base)
         let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)

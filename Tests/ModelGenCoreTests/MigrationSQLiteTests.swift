@@ -20,6 +20,8 @@ import Testing
         var codes: [String]
         var defaults: [String: String] = [:]
         var allowDataLoss = false
+        /// The rows for PostgreSQL, where its literals differ (dates).
+        var postgresSeed: String? = nil
         /// A query on the migrated database and its rows; or nil when the migration must stop.
         var check: (sql: String, rows: [[String?]])?
         var testDescription: String { name }
@@ -258,6 +260,21 @@ import Testing
             seed: #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex'); INSERT INTO "person_pets" VALUES (1, 1);"#,
             safety: .lossy, codes: ["drop-relationship", "add-column"], allowDataLoss: true,
             check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
+        Case(
+            name: "date to double and back keeps the instant",
+            old: entity("Event", #"<attribute name="at" optional="YES" attributeType="Date" usesScalarValueType="NO"/>"#),
+            new: entity("Event", #"<attribute name="at" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#),
+            seed: #"INSERT INTO "event" ("_pk", "_entity", "at") VALUES (1, 1, 86400.5), (2, 1, NULL);"#, safety: .rewrite,
+            codes: ["convert-type"],
+            postgresSeed: #"INSERT INTO "event" ("_pk", "_entity", "at") VALUES (1, 1, TIMESTAMPTZ '2001-01-02 00:00:00.5+00'), (2, 1, NULL);"#,
+            check: (#"SELECT count(*) FROM "event" WHERE "at" = 86400.5"#, [["1"]])),
+        Case(
+            name: "double to date",
+            old: entity("Event", #"<attribute name="at" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#),
+            new: entity("Event", #"<attribute name="at" optional="YES" attributeType="Date" usesScalarValueType="NO"/>"#),
+            seed: #"INSERT INTO "event" ("_pk", "_entity", "at") VALUES (1, 1, 86400.5), (2, 1, NULL);"#, safety: .rewrite,
+            codes: ["convert-type"],
+            check: (#"SELECT count(*) FROM "event" WHERE "at" IS NOT NULL"#, [["1"]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),
