@@ -81,7 +81,7 @@ import Testing
             var columns: [String] = []
             var newColumns: [String] = []
             for column in newTable.columns {
-                if case .column(let name)? = sources[column.name], oldTable.columns.first(where: { $0.name == name })?.type == column.type {
+                if case .column(let name)? = sources[column.name], oldTable.column(named: name)?.type == column.type {
                     columns.append(name)
                     newColumns.append(column.name)
                 }

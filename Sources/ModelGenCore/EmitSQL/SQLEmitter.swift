@@ -73,8 +73,13 @@ public struct SQLEmitter: Sendable {
         return "CREATE TABLE \(SQLNaming.quoted(table.name)) (\n" + lines.joined(separator: ",\n") + "\n);\n"
     }
 
+    /// The constraint name a foreign key of `table` gets.
+    static func foreignKeyName(_ key: ForeignKey, table: String) -> String {
+        SQLNaming.fitted(table + "_" + key.columns.joined(separator: "_") + "_fkey")
+    }
+
     func foreignKeyClause(_ key: ForeignKey, table: String) -> String {
-        let name = SQLNaming.fitted(table + "_" + key.columns.joined(separator: "_") + "_fkey")
+        let name = Self.foreignKeyName(key, table: table)
         var clause = "CONSTRAINT \(SQLNaming.quoted(name)) FOREIGN KEY ("
             + key.columns.map(SQLNaming.quoted).joined(separator: ", ") + ") REFERENCES "
             + SQLNaming.quoted(key.referencedTable) + " ("

@@ -6,7 +6,7 @@
 /// engine (`SQLiteMigrationRenderer`).
 public struct MigrationPlan: Sendable {
     /// How safe a step is for the data, from least to most in need of a decision.
-    public enum Safety: String, Sendable, Comparable, CaseIterable {
+    public enum Safety: String, Sendable, Comparable, CaseIterable, Encodable {
         /// Nothing stored changes meaning (a new optional column, an index, a rename).
         case safe
         /// Rows are copied into a new table shape; every value is kept.
@@ -26,7 +26,7 @@ public struct MigrationPlan: Sendable {
     }
 
     /// One change the plan makes, as a person reviewing it sees it.
-    public struct Step: Sendable, Equatable {
+    public struct Step: Sendable, Equatable, Encodable {
         /// A stable code, e.g. `add-column`, `drop-table`, `narrow-integer`.
         public var code: String
         public var safety: Safety
@@ -37,6 +37,11 @@ public struct MigrationPlan: Sendable {
         public var preflight: String?
         /// The same for PostgreSQL, where it differs.
         public var postgresPreflight: String?
+
+        /// What `modelgen diff --format json` shows of a step.
+        enum CodingKeys: String, CodingKey {
+            case code, safety, subject, message, preflight
+        }
 
         public init(code: String, safety: Safety, subject: String, message: String, preflight: String? = nil, postgresPreflight: String? = nil) {
             self.code = code
@@ -62,6 +67,14 @@ public struct MigrationPlan: Sendable {
         case value(SQLValue)
         /// Nothing: the column's default, or NULL.
         case nothing
+
+        /// The old column the values come from, if any.
+        public var oldName: String? {
+            switch self {
+            case .column(let name), .converted(let name), .coalesced(let name, _), .renumbered(let name, _): name
+            case .value, .nothing: nil
+            }
+        }
     }
 
     /// What happens to one table.
@@ -103,5 +116,15 @@ public struct MigrationPlan: Sendable {
     /// and refused ones always.
     public func blockingSteps(allowDataLoss: Bool) -> [Step] {
         steps.filter { $0.safety == .refused || $0.safety == .needsInput || ($0.safety == .lossy && !allowDataLoss) }
+    }
+}
+
+extension String {
+    /// A DDL statement as `SQLEmitter` writes it, without its trailing `;` and line break (the
+    /// renderers list statements bare).
+    var withoutTerminator: String {
+        var text = self
+        while let last = text.last, last == "\n" || last == ";" { text.removeLast() }
+        return text
     }
 }

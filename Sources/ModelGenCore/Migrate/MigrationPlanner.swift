@@ -80,6 +80,7 @@ public struct MigrationPlanner: Sendable {
         for (column, identity) in zip(old.columns, oldIDs.columns(old)) { oldColumns[identity] = column }
         let newIdentities = newIDs.columns(new)
         var kept: Set<String> = []
+        var convertedExactly: Set<String> = []
         for (column, identity) in zip(new.columns, newIdentities) {
             let subject = "\(new.name).\(column.name)"
             guard let previous = oldColumns[identity] else {
@@ -140,6 +141,10 @@ public struct MigrationPlanner: Sendable {
                             message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)", preflight: conversion.sqlitePreflight,
                             postgresPreflight: conversion.postgresPreflight))
                     sources[column.name] = .converted(previous.name)
+                    // Values converted exactly already fit the new column's width check.
+                    if conversion.safety == .rewrite && ["widen-type", "convert-type"].contains(conversion.code) {
+                        convertedExactly.insert(column.name)
+                    }
                 } else {
                     steps.append(
                         .init(code: "unsupported-type-change", safety: .refused, subject: subject, message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue) is not migrated automatically yet"))
@@ -219,10 +224,6 @@ public struct MigrationPlanner: Sendable {
             default: false
             }
         }.map(\.name))
-        // Columns whose values converted exactly already fit their new width checks.
-        let widened = Set(steps.filter { $0.safety == .rewrite && ["widen-type", "convert-type"].contains($0.code) }.map {
-            String($0.subject.dropFirst(new.name.count + 1))
-        })
         // Keys compared by columns and the identity of the table they point at; what happens on
         // delete is a separate, data-independent change.
         let oldKeys = Set(old.foreignKeys.map { key in
@@ -238,11 +239,11 @@ public struct MigrationPlanner: Sendable {
             rebuild = true
             steps.append(.init(code: "change-deletion-rule", safety: .rewrite, subject: new.name, message: "\(new.name)'s keys act differently on delete"))
         }
-        let oldChecks = Set(old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }.filter { !Self.isWidened($0, widened) }.map { "\($0)" })
+        let oldChecks = Set(old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }.filter { !Self.isWidened($0, convertedExactly) }.map { "\($0)" })
         let oldConditions = old.checks.map { $0.condition.renamingColumn(renamed).renumberingEntities(numbers) }
         let newChecks = Set(
             new.checks.map(\.condition).filter { condition in
-                !added.contains(condition.column) && !Self.isWidened(condition, widened) && !Self.isWidening(condition, of: oldConditions)
+                !added.contains(condition.column) && !Self.isWidened(condition, convertedExactly) && !Self.isWidening(condition, of: oldConditions)
             }.map { "\($0)" })
         if !newKeys.isSubset(of: oldKeys) || !newChecks.isSubset(of: oldChecks) || old.primaryKey.map(renamed) != new.primaryKey {
             rebuild = true

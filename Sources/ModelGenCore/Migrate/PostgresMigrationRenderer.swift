@@ -29,7 +29,7 @@ public struct PostgresMigrationRenderer: Sendable {
             }
             for key in old.foreignKeys {
                 statements.append(
-                    "ALTER TABLE \(SQLNaming.quoted(old.name)) DROP CONSTRAINT IF EXISTS \(SQLNaming.quoted(Self.keyName(key, old.name)))")
+                    "ALTER TABLE \(SQLNaming.quoted(old.name)) DROP CONSTRAINT IF EXISTS \(SQLNaming.quoted(SQLEmitter.foreignKeyName(key, table: old.name)))")
             }
         }
         var laterDrops: [String] = []
@@ -44,12 +44,7 @@ public struct PostgresMigrationRenderer: Sendable {
             if let kept {
                 statements.append("DELETE FROM \(table) WHERE \"_entity\" NOT IN (" + kept.map(String.init).joined(separator: ", ") + ")")
             }
-            let kept = Set(new.columns.compactMap { column -> String? in
-                switch sources[column.name] {
-                case .column(let name)?, .converted(let name)?, .coalesced(let name, _)?, .renumbered(let name, _)?: name
-                default: nil
-                }
-            })
+            let kept = Set(new.columns.compactMap { sources[$0.name]?.oldName })
             for column in old.columns where !kept.contains(column.name) {
                 // Keys moving into a new join table go once they are copied.
                 if plan.linkCopies.contains(where: { $0.table == old.name && $0.keyColumn == column.name }) {
@@ -78,7 +73,7 @@ public struct PostgresMigrationRenderer: Sendable {
                     continue
                 case .converted(let previous):
                     let type = dialect.typeName(column.type)
-                    let from = old.columns.first { $0.name == previous }?.type ?? column.type
+                    let from = old.column(named: previous)?.type ?? column.type
                     let using = TypeConversion.expression(name, from: from, to: column.type, dialect: .postgres)
                     statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(using)")
                 case .coalesced(_, let value):
@@ -105,7 +100,7 @@ public struct PostgresMigrationRenderer: Sendable {
         for case .create(let table) in plan.tables {
             var deferred: [(String, ForeignKey)] = []
             // Keys to tables made later are added with the altered tables' keys below.
-            statements.append(Self.trimmed(emitter.createTable(table, created: created, deferred: &deferred)))
+            statements.append(emitter.createTable(table, created: created, deferred: &deferred).withoutTerminator)
             created.insert(table.name)
             for (name, key) in deferred { statements.append("ALTER TABLE \(SQLNaming.quoted(name)) ADD \(emitter.foreignKeyClause(key, table: name))") }
         }
@@ -144,11 +139,11 @@ public struct PostgresMigrationRenderer: Sendable {
             }
         }
         for index in plan.newSchema.indexes where created.contains(index.table) || changed.contains(index.name) {
-            statements.append(Self.trimmed(emitter.createIndex(index)))
+            statements.append(emitter.createIndex(index).withoutTerminator)
         }
         let metadata = SQLNaming.quoted(MetadataTable.name)
         statements.append("DELETE FROM \(metadata)")
-        statements.append(Self.trimmed(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema))))
+        statements.append(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema)).withoutTerminator)
         statements.append("COMMIT")
         return statements
     }
@@ -167,22 +162,6 @@ public struct PostgresMigrationRenderer: Sendable {
     }
 
     private static func oldColumn(of column: Column, in old: Table, _ sources: [String: MigrationPlan.ColumnSource]) -> Column? {
-        switch sources[column.name] {
-        case .column(let name)?, .converted(let name)?, .coalesced(let name, _)?, .renumbered(let name, _)?:
-            old.columns.first { $0.name == name }
-        default:
-            nil
-        }
-    }
-
-    /// The name the DDL gives a foreign key (as `SQLEmitter` names it).
-    static func keyName(_ key: ForeignKey, _ table: String) -> String {
-        SQLNaming.fitted(table + "_" + key.columns.joined(separator: "_") + "_fkey")
-    }
-
-    private static func trimmed(_ statement: String) -> String {
-        var text = statement
-        while let last = text.last, last == "\n" || last == ";" { text.removeLast() }
-        return text
+        sources[column.name]?.oldName.flatMap(old.column(named:))
     }
 }

@@ -44,7 +44,7 @@ public struct SQLiteMigrationRenderer: Sendable {
             let aside = SQLNaming.quoted("_modelgen_old_" + old.name)
             statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(aside)")
             var deferred: [(String, ForeignKey)] = []
-            statements.append(Self.trimmed(emitter.createTable(new, created: [], deferred: &deferred)))
+            statements.append(emitter.createTable(new, created: [], deferred: &deferred).withoutTerminator)
             var targets: [String] = []
             var values: [String] = []
             for column in new.columns {
@@ -52,7 +52,7 @@ public struct SQLiteMigrationRenderer: Sendable {
                 switch sources[column.name] ?? .nothing {
                 case .column(let name): expression = SQLNaming.quoted(name)
                 case .converted(let name):
-                    let from = old.columns.first { $0.name == name }?.type ?? column.type
+                    let from = old.column(named: name)?.type ?? column.type
                     expression = TypeConversion.expression(SQLNaming.quoted(name), from: from, to: column.type, dialect: .sqlite)
                 case .coalesced(let name, let value): expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
                 case .value(let value): expression = SQLDialect.sqlite.literal(value)
@@ -75,7 +75,7 @@ public struct SQLiteMigrationRenderer: Sendable {
         for case .create(let table) in plan.tables {
             created.insert(table.name)
             var deferred: [(String, ForeignKey)] = []
-            statements.append(Self.trimmed(emitter.createTable(table, created: [], deferred: &deferred)))
+            statements.append(emitter.createTable(table, created: [], deferred: &deferred).withoutTerminator)
         }
         for copy in plan.linkCopies {
             let from = keptAside.contains(copy.table) ? SQLNaming.quoted("_modelgen_old_" + copy.table) : SQLNaming.quoted(copy.table)
@@ -95,11 +95,11 @@ public struct SQLiteMigrationRenderer: Sendable {
         let changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
         for index in plan.newSchema.indexes
         where rebuilt.contains(index.table) || created.contains(index.table) || changed.contains(index.name) {
-            statements.append(Self.trimmed(emitter.createIndex(index)))
+            statements.append(emitter.createIndex(index).withoutTerminator)
         }
         let metadata = SQLNaming.quoted(MetadataTable.name)
         statements.append("DELETE FROM \(metadata)")
-        statements.append(Self.trimmed(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema))))
+        statements.append(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema)).withoutTerminator)
         statements.append(
             #"INSERT INTO temp."_modelgen_preflight" VALUES ('foreign keys', (SELECT count(*) FROM pragma_foreign_key_check))"#)
         statements.append(#"DROP TABLE temp."_modelgen_preflight""#)
@@ -126,11 +126,5 @@ public struct SQLiteMigrationRenderer: Sendable {
             }
         }
         return table
-    }
-
-    private static func trimmed(_ statement: String) -> String {
-        var text = statement
-        while let last = text.last, last == "\n" || last == ";" { text.removeLast() }
-        return text
     }
 }

@@ -5,7 +5,7 @@
 /// passed on to generated code (every name of the 110 corpus versions follows it).
 enum NameRules {
     static func invalid(_ kind: String, _ name: String, _ rule: String) -> DiagnosticMessage {
-        DiagnosticMessage("invalid-name", .error, "\(kind) name '\(printable(name))' is not valid: \(rule)")
+        DiagnosticMessage("invalid-name", .error, "\(kind) name '\(name.commentSafe)' is not valid: \(rule)")
     }
 
     static let identifierRule = "use letters, digits and underscores, not starting with a digit"
@@ -55,18 +55,5 @@ enum NameRules {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         let named = parts.first == "" ? parts.dropFirst() : parts[...]
         return !named.isEmpty && named.allSatisfy(isIdentifier)
-    }
-
-    /// `name` with control characters shown as escapes, so a diagnostic stays on one line.
-    static func printable(_ name: String) -> String {
-        var text = ""
-        for scalar in name.unicodeScalars {
-            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                text += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
     }
 }

@@ -275,11 +275,15 @@ public final class ObjectContext {
             statement = try connection.cachedStatement(sql)
             lastUpdate = (key, statement)
         }
-        var next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
-        if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
-        statement.bind(object.objectID.rowID, at: next)
-        statement.bind(object.version, at: next + 1)
-        try statement.run()
+        /// Binds the changed values, the row and the `_version` the row must still have, and runs.
+        func write(expecting version: Int64) throws(DatabaseError) {
+            var next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
+            if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
+            statement.bind(object.objectID.rowID, at: next)
+            statement.bind(version, at: next + 1)
+            try statement.run()
+        }
+        try write(expecting: object.version)
         if connection.changes == 1 { return }
         // Optimistic locking: the row is gone, or another writer changed it since it was read.
         let stored = try storedVersion(of: object, entity, connection)
@@ -292,12 +296,7 @@ public final class ObjectContext {
         case .objectTrump:
             // The changed properties are written over the newer row; the others keep its values.
             statement.reset()
-            next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
-            if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
-            statement.bind(object.objectID.rowID, at: next)
-            statement.bind(stored, at: next + 1)
-            try statement.run()
-            lastUpdate = nil
+            try write(expecting: stored)
         case .storeTrump:
             // The store's row wins: this object's changes are not written.
             break

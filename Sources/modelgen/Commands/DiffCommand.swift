@@ -106,17 +106,10 @@ struct DiffCommand: Command {
     }
 
     private struct PlanJSON: Encodable {
-        struct Step: Encodable {
-            var code: String
-            var safety: String
-            var subject: String
-            var message: String
-            var preflight: String?
-        }
         var from: String
         var to: String
         var safety: String
-        var steps: [Step]
+        var steps: [MigrationPlan.Step]
         var statements: [String]
     }
 
@@ -124,7 +117,7 @@ struct DiffCommand: Command {
         let value = PlanJSON(
             from: plan.oldSchema.versionName ?? plan.oldSchema.modelName, to: plan.newSchema.versionName ?? plan.newSchema.modelName,
             safety: plan.safety.rawValue,
-            steps: plan.steps.map { .init(code: $0.code, safety: $0.safety.rawValue, subject: $0.subject, message: $0.message, preflight: $0.preflight) },
+            steps: plan.steps,
             statements: statements)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
