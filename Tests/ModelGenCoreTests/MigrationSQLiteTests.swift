@@ -58,6 +58,18 @@ import Testing
             + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"# + back)
     }
 
+    /// Person ↔ Pet, one-to-one (the key in `person`) or one-to-many (the key in `pet`).
+    static func pair(pets toMany: Bool) -> String {
+        let forward =
+            toMany
+            ? #"<relationship name="pets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Pet" inverseName="owner" inverseEntity="Pet" elementID="pet"/>"#
+            : #"<relationship name="pet" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#
+        return entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"# + forward) + "\n"
+            + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="\#(toMany ? "pets" : "pet")" inverseEntity="Person"/>"#)
+    }
+
+    static let seedSharedPets = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'), (2, 1, 'Bob'); INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex'), (2, 2, 'Tom'), (3, 2, 'Kit'), (4, 2, 'Max');"#
+
     static let seedOwners = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name", "owner_pk") VALUES (1, 2, 'Rex', 1), (2, 2, 'Tom', NULL);"#
 
     /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
@@ -256,10 +268,40 @@ import Testing
             safety: .rewrite, codes: ["move-links", "add-relationship"],
             check: (#"SELECT "person_pk", "pets_pk" FROM "person_pets""#, [["1", "1"]])),
         Case(
-            name: "many-to-many to one-to-many drops the links", old: owners(manyToMany: true), new: owners(),
-            seed: #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex'); INSERT INTO "person_pets" VALUES (1, 1);"#,
-            safety: .lossy, codes: ["drop-relationship", "add-column"], allowDataLoss: true,
-            check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
+            name: "many-to-many to one-to-many keeps the links", old: owners(manyToMany: true), new: owners(),
+            seed: seedSharedPets + #"INSERT INTO "person_pets" ("person_pk", "pets_pk") VALUES (1, 1), (1, 2), (2, 3);"#,
+            safety: .dataDependent, codes: ["move-links", "add-column"],
+            check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", "1"], ["Kit", "2"], ["Max", nil]])),
+        Case(
+            name: "many-to-many to one-to-many with a pet of two owners: stopped", old: owners(manyToMany: true), new: owners(),
+            seed: seedSharedPets + #"INSERT INTO "person_pets" ("person_pk", "pets_pk") VALUES (1, 1), (2, 1);"#,
+            safety: .dataDependent, codes: ["move-links"], check: ("SELECT 1", [])),
+        Case(
+            name: "one-to-one to one-to-many moves the key to the other table", old: pair(pets: false), new: pair(pets: true),
+            seed: seedSharedPets + #"UPDATE "person" SET "pet_pk" = 3 WHERE "_pk" = 1; UPDATE "person" SET "pet_pk" = 1 WHERE "_pk" = 2;"#,
+            safety: .dataDependent, codes: ["move-links", "add-column", "drop-index"],
+            check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "2"], ["Tom", nil], ["Kit", "1"], ["Max", nil]])),
+        Case(
+            name: "one-to-many to one-to-one moves the key back", old: pair(pets: true), new: pair(pets: false),
+            seed: seedSharedPets + #"UPDATE "pet" SET "owner_pk" = 2 WHERE "_pk" = 1; UPDATE "pet" SET "owner_pk" = 1 WHERE "_pk" = 3;"#,
+            safety: .dataDependent, codes: ["move-links", "add-column", "add-index"],
+            check: (#"SELECT "name", "pet_pk" FROM "person" ORDER BY "_pk""#, [["Ada", "3"], ["Bob", "1"]])),
+        Case(
+            name: "one-to-many to one-to-one with two pets of one owner: stopped", old: pair(pets: true), new: pair(pets: false),
+            seed: seedSharedPets + #"UPDATE "pet" SET "owner_pk" = 2 WHERE "_pk" IN (1, 3);"#,
+            safety: .dataDependent, codes: ["move-links"], check: ("SELECT 1", [])),
+        Case(
+            name: "a new parent entity above existing rows keeps them and the keys to them",
+            old: owners(),
+            new: entity("Being", #"<attribute name="born" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>"#, extra: #"isAbstract="YES" "#)
+                + "\n" + owners().replacingOccurrences(of: #"representedClassName="Person" "#, with: #"representedClassName="Person" parentEntity="Being" "#),
+            seed: seedOwners, safety: .rewrite, codes: ["add-parent-entity", "rename-table", "renumber-entities"],
+            check: (#"SELECT "being"."name", "being"."_entity", "pet"."name" FROM "pet" JOIN "being" ON "being"."_pk" = "pet"."owner_pk""#, [["Ada", "2", "Rex"]])),
+        Case(
+            name: "merging two hierarchies is refused", old: owners(),
+            new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"
+                + entity("Pet", #"<attribute name="breed" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Person" "#),
+            seed: seedOwners, safety: .refused, codes: ["merge-hierarchies"], check: nil),
         Case(
             name: "date to double and back keeps the instant",
             old: entity("Event", #"<attribute name="at" optional="YES" attributeType="Date" usesScalarValueType="NO"/>"#),

@@ -88,16 +88,59 @@ public struct MigrationPlan: Sendable {
         case alter(old: Table, new: Table, sources: [String: ColumnSource], rebuild: Bool, keptEntityIDs: [Int64]?)
     }
 
-    /// A to-one's keys copied into a new join table, when the relationship becomes many-to-many:
-    /// `INSERT INTO joinTable (keyTarget, rowTarget) SELECT keyColumn, _pk FROM table`.
+    /// The links of a relationship whose storage changes (a to-one's key column, a join table, or
+    /// the key on the other side), copied from where the old schema keeps them to where the new
+    /// one does, after the new tables and columns exist and before the old storage is dropped.
+    /// Each link is a pair (row, key): `rowColumn` of `table` names a row of the side that holds
+    /// the key afterwards (for a join table: the side `Target.joinTable.rowColumn` takes),
+    /// `keyColumn` the row it links to.
     public struct LinkCopy: Sendable, Equatable {
-        /// The old table holding the keys, and the key column.
+        public enum Target: Sendable, Equatable {
+            /// A new join table: `rowColumn` takes the rows, `keyColumn` the keys.
+            case joinTable(String, rowColumn: String, keyColumn: String)
+            /// A new key column of an entity table (its new name): the row whose `_pk` is a
+            /// link's row gets the link's key (at most one link per row, and per key when the
+            /// column is unique, as in a one-to-one: the step's preflight).
+            case foreignKey(table: String, column: String, isUnique: Bool)
+        }
+
+        /// The old table holding the links (kept until they are copied) and its two columns.
         public var table: String
+        public var rowColumn: String
         public var keyColumn: String
-        public var joinTable: String
-        /// The join column that takes the key, and the one that takes the row's `_pk`.
-        public var keyTarget: String
-        public var rowTarget: String
+        public var target: Target
+
+        /// The query both engines run to read the links, with `from` naming the old table where
+        /// the migration finds it.
+        func selectLinks(from: String) -> String {
+            let row = SQLNaming.quoted(rowColumn), key = SQLNaming.quoted(keyColumn)
+            return "SELECT \(row), \(key) FROM \(from) WHERE \(row) IS NOT NULL AND \(key) IS NOT NULL"
+        }
+
+        /// The statement that writes the links, reading them from `from`.
+        func statement(from: String) -> String {
+            switch target {
+            case .joinTable(let join, let rowTarget, let keyTarget):
+                return "INSERT INTO \(SQLNaming.quoted(join)) (\(SQLNaming.quoted(rowTarget)), \(SQLNaming.quoted(keyTarget))) "
+                    + selectLinks(from: from)
+            case .foreignKey(let table, let column, _):
+                let links = SQLNaming.quoted("_modelgen_links")
+                return "UPDATE \(SQLNaming.quoted(table)) SET \(SQLNaming.quoted(column)) = (SELECT \(links).\(SQLNaming.quoted(keyColumn)) FROM "
+                    + "\(from) AS \(links) WHERE \(links).\(SQLNaming.quoted(rowColumn)) = \(SQLNaming.quoted(table)).\"_pk\" "
+                    + "AND \(links).\(SQLNaming.quoted(keyColumn)) IS NOT NULL)"
+            }
+        }
+
+        /// For a key-column target: the rows that have more than one link (they stop the
+        /// migration), counted in the old table.
+        var preflight: String? {
+            guard case .foreignKey(_, _, let isUnique) = target else { return nil }
+            let shared = { (column: String) in
+                "(SELECT count(*) FROM (SELECT 1 FROM (\(selectLinks(from: SQLNaming.quoted(table)))) AS \"links\" GROUP BY "
+                    + "\(SQLNaming.quoted(column)) HAVING count(*) > 1) AS \"shared\")"
+            }
+            return "SELECT " + (isUnique ? shared(rowColumn) + " + " + shared(keyColumn) : shared(rowColumn))
+        }
     }
 
     public var oldSchema: RelationalSchema

@@ -12,8 +12,9 @@ public struct MigrationPlanner: Sendable {
         -> MigrationPlan
     {
         let oldIDs = SchemaIdentities(model: old, schema: oldSchema)
-        let newIDs = SchemaIdentities(model: new, schema: newSchema)
+        var newIDs = SchemaIdentities(model: new, schema: newSchema)
         var plan = MigrationPlan(oldSchema: oldSchema, newSchema: newSchema, steps: [], tables: [])
+        planHierarchies(oldIDs, &newIDs, &plan)
         var oldByIdentity: [String: Table] = [:]
         for table in oldSchema.tables where table.kind != .metadata { oldByIdentity[oldIDs.tables[table.name]!] = table }
         var matched: Set<String> = []
@@ -38,33 +39,130 @@ public struct MigrationPlanner: Sendable {
         return plan
     }
 
-    /// A to-one that became many-to-many: its keys fill the new join table instead of being
-    /// dropped (Core Data's lightweight migration keeps such links too).
+    /// Rows change hierarchy table when entities change root. A table whose entities all come
+    /// from one old table that keeps no identity of its own in the new schema (a new parent entity
+    /// above existing rows) continues that table; rows of two old tables meeting in one (merging
+    /// hierarchies) would need new primary keys and every key pointing at them rewritten: refused.
+    private func planHierarchies(_ oldIDs: SchemaIdentities, _ newIDs: inout SchemaIdentities, _ plan: inout MigrationPlan) {
+        var oldTables: [String: String] = [:]  // entity identity → old table
+        for mapping in plan.oldSchema.entities { oldTables[oldIDs.entity(mapping.entity)] = mapping.table }
+        let oldByIdentity = Dictionary(
+            plan.oldSchema.tables.filter { $0.kind == .entity }.map { (oldIDs.tables[$0.name]!, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let newIdentities = Set(plan.newSchema.tables.compactMap { newIDs.tables[$0.name] })
+        var continuations: [String: [(table: String, identity: String)]] = [:]  // old table → new tables that would continue it
+        for table in plan.newSchema.tables where table.kind == .entity {
+            let identity = newIDs.tables[table.name]!
+            var origins = Set(newIDs.mappings(table.name).compactMap { oldTables[newIDs.entity($0.entity)] })
+            let own = oldByIdentity[identity]
+            if let own { origins.insert(own) }
+            if origins.count > 1 {
+                plan.steps.append(
+                    .init(
+                        code: "merge-hierarchies", safety: .refused, subject: table.name,
+                        message: "rows of the tables \(origins.sorted().joined(separator: ", ")) would share \(table.name); their primary keys and every key pointing at them would change"))
+            } else if own == nil, let origin = origins.first, let originIdentity = oldIDs.tables[origin], !newIdentities.contains(originIdentity) {
+                continuations[origin, default: []].append((table.name, originIdentity))
+            }
+        }
+        // A hierarchy split over several new tables (its root removed) is not continued: the
+        // old table is dropped and the new ones are created.
+        for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count == 1 {
+            newIDs.alias(tables[0].table, as: tables[0].identity)
+            plan.steps.append(
+                .init(code: "add-parent-entity", safety: .safe, subject: tables[0].table, message: "the rows of \(origin) now belong to the hierarchy of \(tables[0].table)"))
+        }
+    }
+
+    /// Where a relationship's links are kept in one schema: a table, its two columns with the
+    /// identity of the table each one's values point into, and the relationship's identities.
+    private struct LinkStorage {
+        var table: String
+        var columns: [(name: String, points: String)]
+        var relationships: Set<String>
+        /// The step that reports the old storage dropped, or the new column added.
+        var subject: String
+        var isJoinTable: Bool
+    }
+
+    /// A relationship whose links change storage keeps them: a to-one becoming many-to-many
+    /// (key → join table, a rewrite), many-to-many becoming one-to-many and a key moving to the
+    /// other side between one-to-one and one-to-many (join table or key → key, data-dependent:
+    /// a row with more than one link stops the migration). Core Data's lightweight migration
+    /// keeps such links too.
     private func planLinkCopies(_ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ plan: inout MigrationPlan) {
-        for case .create(let join) in plan.tables where join.kind == .join {
-            let relationships = Set(join.columns.compactMap(\.source).map(newIDs.sourceIdentity))
-            for case .alter(let old, _, let sources, _, _) in plan.tables {
+        var dropped: [LinkStorage] = []
+        var added: [LinkStorage] = []
+        for change in plan.tables {
+            switch change {
+            case .drop(let table) where table.kind == .join:
+                dropped.append(Self.joinStorage(table, oldIDs))
+            case .create(let table) where table.kind == .join:
+                added.append(Self.joinStorage(table, newIDs))
+            case .alter(let old, let new, let sources, _, _):
                 let keptNames = Set(sources.values.compactMap { source -> String? in
                     if case .column(let name) = source { return name }
                     return nil
                 })
                 for column in old.columns where column.role == .relationship && !keptNames.contains(column.name) {
-                    guard let source = column.source, !oldIDs.relationshipAndInverse(source).isDisjoint(with: relationships),
-                        let key = old.foreignKeys.first(where: { $0.columns == [column.name] }),
-                        let childIdentity = oldIDs.tables[old.name], let parentIdentity = oldIDs.tables[key.referencedTable],
-                        childIdentity != parentIdentity,
-                        let rowTarget = join.foreignKeys.first(where: { newIDs.tables[$0.referencedTable] == childIdentity })?.columns.first,
-                        let keyTarget = join.foreignKeys.first(where: { newIDs.tables[$0.referencedTable] == parentIdentity })?.columns.first
-                    else { continue }
-                    let subject = "\(old.name).\(column.name)"
-                    guard let index = plan.steps.firstIndex(where: { $0.code == "drop-relationship" && $0.subject == subject }) else { continue }
-                    plan.steps[index] = .init(
-                        code: "move-links", safety: .rewrite, subject: subject, message: "the links in \(subject) move into \(join.name)")
-                    plan.linkCopies.append(
-                        .init(table: old.name, keyColumn: column.name, joinTable: join.name, keyTarget: keyTarget, rowTarget: rowTarget))
+                    if let storage = Self.keyStorage(column, in: old, oldIDs) { dropped.append(storage) }
                 }
+                for column in new.columns where column.role == .relationship && sources[column.name] == .nothing && column.isNullable {
+                    if let storage = Self.keyStorage(column, in: new, newIDs) { added.append(storage) }
+                }
+            default:
+                continue
             }
         }
+        var used: Set<String> = []
+        for target in added {
+            let pointsTo = Set(target.columns.map(\.points))
+            guard pointsTo.count == 2,
+                let source = dropped.first(where: { source in
+                    !used.contains(source.subject) && !(source.isJoinTable && target.isJoinTable)
+                        && !source.relationships.isDisjoint(with: target.relationships) && Set(source.columns.map(\.points)) == pointsTo
+                }),
+                let index = plan.steps.firstIndex(where: { $0.code == "drop-relationship" && $0.subject == source.subject })
+            else { continue }
+            used.insert(source.subject)
+            // The target's first column holds rows; its second the keys (for a key column: the
+            // table's own `_pk` and the key).
+            let rowSide = target.columns[0].points, keySide = target.columns[1].points
+            let rowColumn = source.columns.first { $0.points == rowSide }!.name
+            let keyColumn = source.columns.first { $0.points == keySide }!.name
+            let copy = MigrationPlan.LinkCopy(
+                table: source.table, rowColumn: rowColumn, keyColumn: keyColumn,
+                target: target.isJoinTable
+                    ? .joinTable(target.table, rowColumn: target.columns[0].name, keyColumn: target.columns[1].name)
+                    : .foreignKey(
+                        table: target.table, column: target.columns[1].name,
+                        isUnique: plan.newSchema.indexes.contains { $0.isUnique && $0.table == target.table && $0.parts.map(\.column) == [target.columns[1].name] }))
+            let preflight = copy.preflight
+            plan.steps[index] = .init(
+                code: "move-links", safety: preflight == nil ? .rewrite : .dataDependent, subject: source.subject,
+                message: "the links in \(source.subject) move into \(target.subject)"
+                    + (preflight == nil ? "" : "; a row with more than one link stops the migration"),
+                preflight: preflight)
+            plan.linkCopies.append(copy)
+        }
+    }
+
+    /// A join table's links (self-relationships, whose columns point into one table, are left out).
+    private static func joinStorage(_ table: Table, _ ids: SchemaIdentities) -> LinkStorage {
+        let columns = table.foreignKeys.compactMap { key in
+            key.columns.count == 1 ? (name: key.columns[0], points: ids.tables[key.referencedTable] ?? key.referencedTable) : nil
+        }
+        let relationships = table.columns.compactMap(\.source).reduce(into: Set<String>()) { $0.formUnion(ids.relationshipAndInverse($1)) }
+        return LinkStorage(table: table.name, columns: columns, relationships: relationships, subject: table.name, isJoinTable: true)
+    }
+
+    /// An entity table's key column's links: the row's `_pk` and the key.
+    private static func keyStorage(_ column: Column, in table: Table, _ ids: SchemaIdentities) -> LinkStorage? {
+        guard let source = column.source, let key = table.foreignKeys.first(where: { $0.columns == [column.name] }),
+            let own = ids.tables[table.name]
+        else { return nil }
+        return LinkStorage(
+            table: table.name, columns: [("_pk", own), (column.name, ids.tables[key.referencedTable] ?? key.referencedTable)],
+            relationships: ids.relationshipAndInverse(source), subject: "\(table.name).\(column.name)", isJoinTable: false)
     }
 
     // MARK: - Tables
@@ -323,22 +421,55 @@ public struct MigrationPlanner: Sendable {
                 plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new index \(index.name)"))
                 continue
             }
-            // Rows that would collide (rows with a NULL part never do).
-            let source = plan.tables.lazy.compactMap { change -> String? in
-                if case .alter(let old, let new, _, _, _) = change, new.name == index.table { return old.name }
+            let alteration = plan.tables.lazy.compactMap { change -> (String, [String: MigrationPlan.ColumnSource])? in
+                if case .alter(let old, let new, let sources, _, _) = change, new.name == index.table { return (old.name, sources) }
                 return nil
-            }.first ?? index.table
-            let columns = index.parts.map { SQLNaming.quoted($0.column) }
-            var filter = columns.map { "\($0) IS NOT NULL" }
-            if let entityIDs = index.entityIDs { filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")") }
-            let preflight =
-                "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(source)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
-                + columns.joined(separator: ", ") + " HAVING count(*) > 1) AS \"duplicates\""
+            }.first
+            let source = alteration?.0 ?? index.table
+            let sources = alteration?.1 ?? [:]
+            guard let preflight = Self.duplicates(index, in: source, sources, .sqlite),
+                let postgresPreflight = Self.duplicates(index, in: source, sources, .postgres)
+            else {
+                // A new column starts NULL (or takes moved links, whose step checks them): no collision.
+                plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new unique index \(index.name) on a new column"))
+                continue
+            }
             plan.steps.append(
                 .init(
                     code: "add-uniqueness-constraint", safety: .dataDependent, subject: index.name,
-                    message: "new unique index \(index.name); duplicates stop the migration", preflight: preflight))
+                    message: "new unique index \(index.name); duplicates stop the migration", preflight: preflight,
+                    postgresPreflight: postgresPreflight))
         }
+    }
+
+    /// The query counting the rows of the old table `table` that would collide under the new
+    /// unique `index` (rows with a NULL part never do), with the values each part will take;
+    /// nil when a part is a new column without values.
+    private static func duplicates(
+        _ index: Index, in table: String, _ sources: [String: MigrationPlan.ColumnSource], _ dialect: SQLDialect
+    ) -> String? {
+        var columns: [String] = []
+        for part in index.parts {
+            switch sources[part.column] {
+            case nil: columns.append(SQLNaming.quoted(part.column))
+            case .column(let name)?, .converted(let name)?, .renumbered(let name, _)?: columns.append(SQLNaming.quoted(name))
+            case .coalesced(let name, let value)?: columns.append("coalesce(\(SQLNaming.quoted(name)), \(dialect.literal(value)))")
+            case .value(let value)?: columns.append(dialect.literal(value))
+            case .nothing?: return nil
+            }
+        }
+        var filter = columns.map { "\($0) IS NOT NULL" }
+        if var entityIDs = index.entityIDs {
+            // The rows' entity numbers before any renumbering.
+            if case .renumbered(_, let numbers)? = sources["_entity"] {
+                let wanted = Set(entityIDs)
+                entityIDs = numbers.filter { wanted.contains($0.value) }.map(\.key).sorted()
+            }
+            if entityIDs.isEmpty { return "SELECT 0" }  // no stored rows of those entities
+            filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")")
+        }
+        return "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(table)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
+            + columns.joined(separator: ", ") + " HAVING count(*) > 1) AS \"duplicates\""
     }
 }
 

@@ -19,7 +19,12 @@ public struct PostgresMigrationRenderer: Sendable {
             statements.append(
                 "DO $modelgen$ BEGIN IF (\(preflight)) > 0 THEN RAISE EXCEPTION \(SQLNaming.literal(message)); END IF; END $modelgen$")
         }
-        for case .drop(let table) in plan.tables { statements.append("DROP TABLE \(SQLNaming.quoted(table.name)) CASCADE") }
+        // Tables and columns whose links move elsewhere are dropped once the links are copied.
+        var laterDrops: [String] = []
+        for case .drop(let table) in plan.tables {
+            let drop = "DROP TABLE \(SQLNaming.quoted(table.name)) CASCADE"
+            if plan.linkCopies.contains(where: { $0.table == table.name }) { laterDrops.append(drop) } else { statements.append(drop) }
+        }
         var altered: [(old: Table, new: Table, sources: [String: MigrationPlan.ColumnSource], kept: [Int64]?)] = []
         for case .alter(let old, let new, let sources, _, let kept) in plan.tables { altered.append((old, new, sources, kept)) }
         // Old constraints go first: they name old columns and may not hold while rows change.
@@ -32,7 +37,6 @@ public struct PostgresMigrationRenderer: Sendable {
                     "ALTER TABLE \(SQLNaming.quoted(old.name)) DROP CONSTRAINT IF EXISTS \(SQLNaming.quoted(SQLEmitter.foreignKeyName(key, table: old.name)))")
             }
         }
-        var laterDrops: [String] = []
         for (old, new, sources, kept) in altered {
             let table = SQLNaming.quoted(new.name)
             if old.name != new.name { statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(table)") }
@@ -46,8 +50,7 @@ public struct PostgresMigrationRenderer: Sendable {
             }
             let kept = Set(new.columns.compactMap { sources[$0.name]?.oldName })
             for column in old.columns where !kept.contains(column.name) {
-                // Keys moving into a new join table go once they are copied.
-                if plan.linkCopies.contains(where: { $0.table == old.name && $0.keyColumn == column.name }) {
+                if plan.linkCopies.contains(where: { $0.table == old.name && ($0.keyColumn == column.name || $0.rowColumn == column.name) }) {
                     laterDrops.append("ALTER TABLE \(table) DROP COLUMN \(SQLNaming.quoted(column.name))")
                     continue
                 }
@@ -106,9 +109,7 @@ public struct PostgresMigrationRenderer: Sendable {
         }
         for copy in plan.linkCopies {
             let table = altered.first { $0.old.name == copy.table }?.new.name ?? copy.table
-            statements.append(
-                "INSERT INTO \(SQLNaming.quoted(copy.joinTable)) (\(SQLNaming.quoted(copy.keyTarget)), \(SQLNaming.quoted(copy.rowTarget))) "
-                    + "SELECT \(SQLNaming.quoted(copy.keyColumn)), \"_pk\" FROM \(SQLNaming.quoted(table)) WHERE \(SQLNaming.quoted(copy.keyColumn)) IS NOT NULL")
+            statements.append(copy.statement(from: SQLNaming.quoted(table)))
         }
         statements += laterDrops
         for (old, new, _, _) in altered where Self.constraintsChange(old, new) {

@@ -26,7 +26,13 @@ public struct SQLiteMigrationRenderer: Sendable {
         var rebuilt: Set<String> = []
         var created: Set<String> = []
         var keptAside: [String] = []
-        for case .drop(let table) in plan.tables { statements.append("DROP TABLE \(SQLNaming.quoted(table.name))") }
+        // Tables whose links move elsewhere are dropped once the links are copied.
+        let linkSources = Set(plan.linkCopies.map(\.table))
+        var laterDrops: [String] = []
+        for case .drop(let table) in plan.tables {
+            let drop = "DROP TABLE \(SQLNaming.quoted(table.name))"
+            if linkSources.contains(table.name) { laterDrops.append(drop) } else { statements.append(drop) }
+        }
         for case .alter(let old, let new, let sources, let rebuild, let kept) in plan.tables {
             guard rebuild else {
                 if old.name != new.name {
@@ -69,8 +75,7 @@ public struct SQLiteMigrationRenderer: Sendable {
                     "INSERT INTO \(SQLNaming.quoted(new.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(aside)"
                         + (kept.map { " WHERE \"_entity\" IN (" + $0.map(String.init).joined(separator: ", ") + ")" } ?? ""))
             }
-            // Tables whose keys move into a new join table are dropped once the keys are copied.
-            if plan.linkCopies.contains(where: { $0.table == old.name }) { keptAside.append(old.name) } else { statements.append("DROP TABLE \(aside)") }
+            if linkSources.contains(old.name) { keptAside.append(old.name) } else { statements.append("DROP TABLE \(aside)") }
         }
         for case .create(let table) in plan.tables {
             created.insert(table.name)
@@ -79,10 +84,9 @@ public struct SQLiteMigrationRenderer: Sendable {
         }
         for copy in plan.linkCopies {
             let from = keptAside.contains(copy.table) ? SQLNaming.quoted("_modelgen_old_" + copy.table) : SQLNaming.quoted(copy.table)
-            statements.append(
-                "INSERT INTO \(SQLNaming.quoted(copy.joinTable)) (\(SQLNaming.quoted(copy.keyTarget)), \(SQLNaming.quoted(copy.rowTarget))) "
-                    + "SELECT \(SQLNaming.quoted(copy.keyColumn)), \"_pk\" FROM \(from) WHERE \(SQLNaming.quoted(copy.keyColumn)) IS NOT NULL")
+            statements.append(copy.statement(from: from))
         }
+        statements += laterDrops
         for table in keptAside { statements.append("DROP TABLE \(SQLNaming.quoted("_modelgen_old_" + table))") }
         // Indexes: rebuilt and new tables get all of theirs; the others what changed.
         for step in plan.steps where step.code == "drop-index" {

@@ -37,6 +37,10 @@ struct SchemaIdentities {
         }
     }
 
+    /// Makes `table` the same table as one of the other version with `identity` (a hierarchy
+    /// whose rows live under a new root entity's table).
+    mutating func alias(_ table: String, as identity: String) { tables[table] = identity }
+
     /// The identities of the relationship `source` (`Entity.relationship`) and of its inverse.
     func relationshipAndInverse(_ source: String) -> Set<String> {
         var result: Set<String> = [sourceIdentity(source)]
