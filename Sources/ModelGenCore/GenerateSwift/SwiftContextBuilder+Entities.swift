@@ -24,14 +24,12 @@ extension SwiftContextBuilder {
         let inheritedRelationships = entity.parent.map { relationships[$0]?.count ?? 0 } ?? 0
         let relationshipContexts = planned.enumerated().map { relationshipContext($1, index: $0, entity: index) }
         let ownRelationships = Array(relationshipContexts[min(inheritedRelationships, relationshipContexts.count)...])
-        let table = tables[mapping.table]
-        let columns = (table?.columns ?? []).filter { $0.role != .primaryKey && $0.role != .entity && $0.role != .version }
-        let fetchedIDs = descendants(of: index).compactMap { mappings[model.entities[$0].name] }.map(\.entityID).sorted().map(String.init)
+        let fetchedIDs = fetchedEntityIDs(index).map(String.init)
         let isCategory = entity.codeGeneration == .category
         let hasSubentities = entity.subentities.contains { classNames[$0] != nil }
         let superclass = entity.parent.flatMap { classNames[$0] } ?? "ManagedObject"
         let overrideAccess = options.access == .public ? "@_spi(Generated) public override " : "override "
-        let uniqueness = uniquenessSlots(index)
+        let uniqueness = "[" + uniquenessSlots(index).map { "[" + $0.map(String.init).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
         return .object([
             "header": .string(header),
             "access": .string(access),
@@ -50,7 +48,7 @@ extension SwiftContextBuilder {
             "entityID": .number(Double(mapping.entityID)),
             "fetchedEntityIDs": .string("[" + fetchedIDs.joined(separator: ", ") + "]"),
             "table": .string(SwiftNames.literal(mapping.table)),
-            "columns": .string("[" + columns.map { SwiftNames.literal($0.name) }.joined(separator: ", ") + "]"),
+            "columns": .string("[" + dataColumns(index).map(SwiftNames.literal).joined(separator: ", ") + "]"),
             "uniquenessConstraints": .string(uniqueness),
             "attributes": .list(attributeContexts),
             "keyPathAttributes": .list(attributeContexts.enumerated().filter { all[$0.offset].member == nil }.map(\.element)),
@@ -71,6 +69,28 @@ extension SwiftContextBuilder {
         ])
     }
 
+    /// What the runtime reads about entity `index` (the generated `EntityDescription`).
+    func runtimeMetadata(_ index: Int) -> RuntimeEntityMetadata {
+        let entity = model.entities[index]
+        let mapping = mappings[entity.name]!
+        return RuntimeEntityMetadata(
+            name: entity.name, parent: entity.parent.map { model.entities[$0].name }, isAbstract: entity.isAbstract, table: mapping.table,
+            entityID: Int64(mapping.entityID), fetchedEntityIDs: fetchedEntityIDs(index).map(Int64.init),
+            attributes: (storedAttributes[index] ?? []).map(attributeMetadata), relationships: (relationships[index] ?? []).map(relationshipMetadata),
+            columns: dataColumns(index), uniquenessConstraints: uniquenessSlots(index))
+    }
+
+    /// The `_entity` numbers of entity `index` and its sub-entities, ascending.
+    private func fetchedEntityIDs(_ index: Int) -> [Int] {
+        descendants(of: index).compactMap { mappings[model.entities[$0].name] }.map(\.entityID).sorted()
+    }
+
+    /// The data columns of entity `index`'s table: all but `_pk`, `_entity`, `_version`.
+    private func dataColumns(_ index: Int) -> [String] {
+        let table = mappings[model.entities[index].name].flatMap { tables[$0.table] }
+        return (table?.columns ?? []).filter { $0.role != .primaryKey && $0.role != .entity && $0.role != .version }.map(\.name)
+    }
+
     /// Entity `index` and its sub-entities, recursively.
     private func descendants(of index: Int) -> [Int] {
         var result: [Int] = []
@@ -84,16 +104,16 @@ extension SwiftContextBuilder {
         return result
     }
 
-    private func uniquenessSlots(_ index: Int) -> String {
+    private func uniquenessSlots(_ index: Int) -> [[Int]] {
         let attributes = storedAttributes[index] ?? []
-        var sets: [String] = []
+        var sets: [[Int]] = []
         for declaring in lineage(index) {
             for constraint in model.entities[declaring].uniquenessConstraints {
                 let slots = constraint.properties.compactMap { name in attributes.firstIndex { $0.member == nil && $0.attribute.name == name } }
-                if slots.count == constraint.properties.count, !slots.isEmpty { sets.append("[" + slots.map(String.init).joined(separator: ", ") + "]") }
+                if slots.count == constraint.properties.count, !slots.isEmpty { sets.append(slots) }
             }
         }
-        return "[" + sets.joined(separator: ", ") + "]"
+        return sets
     }
 
     /// The composite attributes declared on entity `index`: a struct-typed property over the

@@ -8,8 +8,7 @@ extension SwiftContextBuilder {
         var destination: Int
         /// The inverse's declaring entity and name, when the two name each other.
         var inverse: (entity: Int, name: String)?
-        /// The `RelationshipDescription.Storage` expression.
-        var storage: String
+        var storage: RuntimeEntityMetadata.Storage
     }
 
     /// The relationships of entity `index` (inherited first) whose storage the schema holds.
@@ -41,18 +40,18 @@ extension SwiftContextBuilder {
 
     private func storage(
         owner: String, _ relationship: Relationship, destination: Int, inverse: (Int, String)?, _ inverseRelationship: Relationship?
-    ) -> String? {
+    ) -> RuntimeEntityMetadata.Storage? {
         let source = "\(owner).\(relationship.name)"
         let inverseSource = inverse.map { "\(model.entities[$0.0].name).\($0.1)" }
         let ownTable = mappings[owner].flatMap { tables[$0.table] }
         if let column = ownTable?.columns.first(where: { $0.role == .relationship && $0.source == source }) {
-            return ".foreignKey(column: \(SwiftNames.literal(column.name)))"
+            return .foreignKey(column: column.name)
         }
         if let inverseSource, let inverseRelationship, !inverseRelationship.isToMany, let target = table(of: destination),
             let column = target.columns.first(where: { $0.role == .relationship && $0.source == inverseSource })
         {
             let position = target.columns.first { $0.role == .position && $0.source == source }
-            return ".inverseForeignKey(column: \(SwiftNames.literal(column.name)), position: \(position.map { SwiftNames.literal($0.name) } ?? "nil"))"
+            return .inverseForeignKey(column: column.name, position: position?.name)
         }
         for join in [joinTables[source], inverseSource.flatMap { joinTables[$0] }].compactMap({ $0 }) {
             var links = join.columns.filter { $0.role == .join }
@@ -64,18 +63,14 @@ extension SwiftContextBuilder {
             }
             if links[0].source == source {
                 let position = join.columns.first { $0.role == .position && $0.source == source }
-                return joinStorage(join.name, links[0].name, links[1].name, position?.name)
+                return .joinTable(table: join.name, source: links[0].name, destination: links[1].name, position: position?.name)
             }
             if let inverseSource, links[0].source == inverseSource {
                 let position = join.columns.first { $0.role == .position && $0.source != inverseSource }
-                return joinStorage(join.name, links[1].name, links[0].name, relationship.isOrdered ? position?.name : nil)
+                return .joinTable(table: join.name, source: links[1].name, destination: links[0].name, position: relationship.isOrdered ? position?.name : nil)
             }
         }
         return nil
-    }
-
-    private func joinStorage(_ table: String, _ source: String, _ destination: String, _ position: String?) -> String {
-        ".joinTable(table: \(SwiftNames.literal(table)), source: \(SwiftNames.literal(source)), destination: \(SwiftNames.literal(destination)), position: \(position.map(SwiftNames.literal) ?? "nil"))"
     }
 
     /// The context of relationship number `index` of entity `entity`.
@@ -90,22 +85,7 @@ extension SwiftContextBuilder {
         } else {
             type = "\(typeName("Set"))<\(destinationClass)>"
         }
-        let inverseIndex = planned.inverse.flatMap { inverse in
-            relationships[planned.destination]?.firstIndex { $0.relationship.name == inverse.name && $0.declaringEntity == inverse.entity }
-        }
-        let rule =
-            switch relationship.deletionRule {
-            case .nullify: ".nullify"
-            case .cascade: ".cascade"
-            case .deny: ".deny"
-            case .noAction: ".noAction"
-            }
-        let counts =
-            !relationship.isToMany ? ""
-            : (relationship.minCount > 0 ? ", minCount: \(relationship.minCount)" : "")
-                + (relationship.maxCount > 0 ? ", maxCount: \(relationship.maxCount)" : "")
-        let description =
-            "RelationshipDescription(name: \(SwiftNames.literal(relationship.name)), destinationEntityID: \(mappings[model.entities[planned.destination].name]?.entityID ?? 0), destination: \(destinationClass).self, inverse: \(inverseIndex.map(String.init) ?? "nil"), isToMany: \(relationship.isToMany), isOrdered: \(relationship.isOrdered), isOptional: \(relationship.isOptional)\(counts), deletionRule: \(rule), storage: \(planned.storage))"
+        let description = relationshipMetadata(planned).swiftExpression(destinationClass: destinationClass)
         let capitalized = SwiftNames.capitalized(relationship.name)
         let sort = sortDescriptors(planned)
         return .object([
@@ -127,6 +107,21 @@ extension SwiftContextBuilder {
             "description": .string(description),
             "className": .string(classNames[entity] ?? ""),
         ])
+    }
+
+    /// What the runtime reads about a planned relationship.
+    func relationshipMetadata(_ planned: PlannedRelationship) -> RuntimeEntityMetadata.Relationship {
+        let relationship = planned.relationship
+        let inverseIndex = planned.inverse.flatMap { inverse in
+            relationships[planned.destination]?.firstIndex { $0.relationship.name == inverse.name && $0.declaringEntity == inverse.entity }
+        }
+        let destination = model.entities[planned.destination].name
+        return RuntimeEntityMetadata.Relationship(
+            name: relationship.name, destination: destination, destinationEntityID: Int64(mappings[destination]?.entityID ?? 0),
+            inverse: inverseIndex, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered, isOptional: relationship.isOptional,
+            minCount: relationship.isToMany && relationship.minCount > 0 ? relationship.minCount : nil,
+            maxCount: relationship.isToMany && relationship.maxCount > 0 ? relationship.maxCount : nil,
+            deletionRule: relationship.deletionRule, storage: planned.storage)
     }
 
     /// The sort descriptors of a to-many's sorted wrapper: the relationship's `modelgen.sortKey`,

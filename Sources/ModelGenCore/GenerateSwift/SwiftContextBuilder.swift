@@ -160,7 +160,6 @@ struct SwiftContextBuilder {
             initial = attribute.isOptional ? "nil" : stored.valueType.placeholder
         }
         let storageName = "_" + SwiftNames.sanitized(stored.key)
-        let bounds = Self.bounds(attribute)
         return .object([
             "name": .string(Self.propertyName(stored.attribute.name)),
             "key": .string(SwiftNames.literal(stored.key)),
@@ -173,25 +172,18 @@ struct SwiftContextBuilder {
             "slot": .number(Double(slot)),
             "maskBit": .string("1 << \(min(slot, 63))"),
             "columnOffset": .number(Double(stored.columnOffset)),
-            "description": .string(
-                "AttributeDescription(name: \(SwiftNames.literal(stored.key)), column: \(SwiftNames.literal(stored.column)), type: \(stored.valueType.runtimeCase), isOptional: \(attribute.isOptional), hasDefault: \(attribute.defaultValue != nil)\(bounds))"
-            ),
+            "description": .string(attributeMetadata(stored).swiftExpression),
             "className": .string(className),
         ])
     }
 
-    /// `, minimum: …, maximum: …, pattern: …` for the attribute's rules, or nothing.
-    private static func bounds(_ attribute: Attribute) -> String {
-        var text = ""
-        if let minimum = attribute.minimum?.numericValue, let literal = SwiftValueType.doubleLiteral(minimum) {
-            text += ", minimum: \(literal)"
-        }
-        if let maximum = attribute.maximum?.numericValue, let literal = SwiftValueType.doubleLiteral(maximum) {
-            text += ", maximum: \(literal)"
-        }
-        if let pattern = attribute.regularExpression, !pattern.isEmpty, attribute.type == .string {
-            text += ", pattern: \(SwiftNames.literal(pattern))"
-        }
-        return text
+    /// What the runtime reads about a stored attribute.
+    func attributeMetadata(_ stored: StoredAttribute) -> RuntimeEntityMetadata.Attribute {
+        let attribute = stored.effective
+        let number = { (value: AttributeValue?) in value?.numericValue.flatMap { SwiftValueType.doubleLiteral($0) == nil ? nil : $0 } }
+        let pattern = attribute.regularExpression.flatMap { !$0.isEmpty && attribute.type == .string ? $0 : nil }
+        return RuntimeEntityMetadata.Attribute(
+            key: stored.key, column: stored.column, type: String(stored.valueType.runtimeCase.dropFirst()), isOptional: attribute.isOptional,
+            hasDefault: attribute.defaultValue != nil, minimum: number(attribute.minimum), maximum: number(attribute.maximum), pattern: pattern)
     }
 }
