@@ -87,7 +87,7 @@ let package = Package(
         } + [
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
             exclude: ["Reference", "Fixtures"],
             swiftSettings: swiftSettings
         ),

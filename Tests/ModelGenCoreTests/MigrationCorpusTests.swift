@@ -91,21 +91,36 @@ import Testing
         return kept
     }
 
+    /// A store of the old version with two objects of every concrete entity, saved through the
+    /// runtime (`RuntimeSeeder.seedEverything`), in a new directory.
+    static func seededStore(_ old: ObjectModel, _ oldSchema: RelationalSchema) throws -> URL {
+        let directory = try TestPaths.temporaryDirectory()
+        let path = directory.appendingPathComponent("seed.sqlite")
+        try RuntimeSeeder.seedEverything(model: old, schema: oldSchema, at: path.path)
+        return path
+    }
+
     @Test(arguments: pairs)
     func migratesASeededSQLiteDatabase(_ pair: Pair) throws {
-        guard let (new, _, _, newSchema, plan) = try Self.planned(pair).map({ ($0.2, $0.0, $0.1, $0.3, $0.4) }) else { return }
-        let oldSchema = plan.oldSchema
+        guard let (old, oldSchema, new, newSchema, plan) = try Self.planned(pair) else { return }
+        let seed = try Self.seededStore(old, oldSchema)
+        defer { try? FileManager.default.removeItem(at: seed.deletingLastPathComponent()) }
+        var copies = 0
         func seeded() throws -> SQLiteDatabase {
-            let database = try SQLiteDatabase()
-            try database.execute(SQLEmitter(dialect: .sqlite).emit(oldSchema))
-            // Rows in table order; references between them are checked once all are in.
-            try database.execute("PRAGMA foreign_keys = OFF")
-            for statement in SchemaSeeder.statements(oldSchema, dialect: .sqlite) { try database.execute(statement) }
-            try database.execute("PRAGMA foreign_keys = ON")
-            return database
+            copies += 1
+            let copy = seed.deletingLastPathComponent().appendingPathComponent("copy-\(copies).sqlite")
+            try FileManager.default.copyItem(at: seed, to: copy)
+            return try SQLiteDatabase(path: copy.path)
         }
         let database = try seeded()
         let before = try MigrationSQLiteTests.dump(database)
+        // Every concrete entity got its two objects.
+        var stored = 0
+        for table in oldSchema.tables where table.kind == .entity {
+            stored += Int(try database.rows("SELECT count(*) FROM \(SQLNaming.quoted(table.name))")[0][0] ?? "0") ?? 0
+        }
+        let concrete = SwiftGenerator.runtimeMetadata(model: old, schema: oldSchema).filter { !$0.isAbstract }.count
+        #expect(stored == 2 * concrete)
         let broken = try database.rows("PRAGMA foreign_key_check")
         #expect(broken.isEmpty, "the seed itself breaks a foreign key: \(broken)")
         // What must survive: each kept table's rows, by primary key, in its kept columns.
@@ -141,11 +156,14 @@ import Testing
 
     @Test(arguments: pairs)
     func migratesASeededPostgresDatabase(_ pair: Pair) throws {
-        guard let cluster = PostgresCluster.shared(), let (_, oldSchema, new, newSchema, plan) = try Self.planned(pair) else { return }
+        guard let cluster = PostgresCluster.shared(), let (old, oldSchema, new, newSchema, plan) = try Self.planned(pair) else { return }
         let base = "corpus_mig_" + SHA256.hex(Array(pair.testDescription.utf8)).prefix(10)
+        // The rows the runtime saved in SQLite, copied.
+        let seed = try Self.seededStore(old, oldSchema)
+        defer { try? FileManager.default.removeItem(at: seed.deletingLastPathComponent()) }
         let setup =
             SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n"
-            + SchemaSeeder.statements(oldSchema, dialect: .postgres).map { $0 + ";\n" }.joined() + "COMMIT;\n"
+            + (try SeedCopy.postgresStatements(from: SQLiteDatabase(path: seed.path), schema: oldSchema)).map { $0 + ";\n" }.joined() + "COMMIT;\n"
         try MigrationPostgresTests.prepare(cluster, base, setup: setup)
         let before = try MigrationPostgresTests.dump(cluster, base)
         let kept = Self.keptColumns(plan)

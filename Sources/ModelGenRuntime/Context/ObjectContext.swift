@@ -65,7 +65,8 @@ public final class ObjectContext {
 
     /// Inserts a new object of `type` with the model's defaults.
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
-        let object = T()
+        // `type.init()`, not `T()`: a class passed as `ManagedObject.Type` makes its own objects.
+        let object = type.init()
         insert(object)
         return object
     }

@@ -1,0 +1,106 @@
+/// What the runtime reads about one entity — the values of the generated `EntityDescription` —
+/// as plain data. The Swift generator prints it into each class; a tool that drives the runtime
+/// without generated code (the migration tests seed stores of any model through the runtime)
+/// builds the runtime's descriptions from it.
+public struct RuntimeEntityMetadata: Sendable, Equatable {
+    public struct Attribute: Sendable, Equatable {
+        /// The key dynamic access uses (`name`, or `location.latitude` for a composite member).
+        public var key: String
+        public var column: String
+        /// The runtime's `ValueType` case (`int16`, `string`, …).
+        public var type: String
+        public var isOptional: Bool
+        public var hasDefault: Bool
+        public var minimum: Double?
+        public var maximum: Double?
+        public var pattern: String?
+    }
+
+    /// Where a relationship's links live (the runtime's `RelationshipDescription.Storage`).
+    public enum Storage: Sendable, Equatable {
+        case foreignKey(column: String)
+        case inverseForeignKey(column: String, position: String?)
+        case joinTable(table: String, source: String, destination: String, position: String?)
+    }
+
+    public struct Relationship: Sendable, Equatable {
+        public var name: String
+        /// The destination entity's name and `_entity` number.
+        public var destination: String
+        public var destinationEntityID: Int64
+        /// The inverse's index among the destination's relationships.
+        public var inverse: Int?
+        public var isToMany: Bool
+        public var isOrdered: Bool
+        public var isOptional: Bool
+        public var minCount: Int?
+        public var maxCount: Int?
+        public var deletionRule: DeletionRule
+        public var storage: Storage
+    }
+
+    public var name: String
+    public var parent: String?
+    public var isAbstract: Bool
+    public var table: String
+    public var entityID: Int64
+    /// This entity's and its sub-entities' numbers, ascending.
+    public var fetchedEntityIDs: [Int64]
+    /// Stored attributes in slot order, inherited first.
+    public var attributes: [Attribute]
+    /// Relationships in index order, inherited first.
+    public var relationships: [Relationship]
+    /// The table's data columns (after `_pk`, `_entity`, `_version`), in select order.
+    public var columns: [String]
+    /// Attribute slots that are unique together.
+    public var uniquenessConstraints: [[Int]]
+}
+
+extension SwiftGenerator {
+    /// The runtime metadata of every entity that gets code, in model order.
+    public static func runtimeMetadata(model: ObjectModel, schema: RelationalSchema) -> [RuntimeEntityMetadata] {
+        let builder = SwiftContextBuilder(model: model, schema: schema, options: SwiftGenerationOptions(sourceName: ""))
+        return builder.generatedEntities.map(builder.runtimeMetadata)
+    }
+}
+
+extension RuntimeEntityMetadata.Attribute {
+    /// The Swift expression generated code builds it with.
+    var swiftExpression: String {
+        var bounds = ""
+        if let minimum, let literal = SwiftValueType.doubleLiteral(minimum) { bounds += ", minimum: \(literal)" }
+        if let maximum, let literal = SwiftValueType.doubleLiteral(maximum) { bounds += ", maximum: \(literal)" }
+        if let pattern { bounds += ", pattern: \(SwiftNames.literal(pattern))" }
+        return "AttributeDescription(name: \(SwiftNames.literal(key)), column: \(SwiftNames.literal(column)), type: .\(type), isOptional: \(isOptional), hasDefault: \(hasDefault)\(bounds))"
+    }
+}
+
+extension RuntimeEntityMetadata.Storage {
+    /// The Swift expression generated code builds it with.
+    var swiftExpression: String {
+        let optional = { (name: String?) in name.map(SwiftNames.literal) ?? "nil" }
+        switch self {
+        case .foreignKey(let column):
+            return ".foreignKey(column: \(SwiftNames.literal(column)))"
+        case .inverseForeignKey(let column, let position):
+            return ".inverseForeignKey(column: \(SwiftNames.literal(column)), position: \(optional(position)))"
+        case .joinTable(let table, let source, let destination, let position):
+            return ".joinTable(table: \(SwiftNames.literal(table)), source: \(SwiftNames.literal(source)), destination: \(SwiftNames.literal(destination)), position: \(optional(position)))"
+        }
+    }
+}
+
+extension RuntimeEntityMetadata.Relationship {
+    /// The Swift expression generated code builds it with (`destinationClass`: the destination's class).
+    func swiftExpression(destinationClass: String) -> String {
+        let rule =
+            switch deletionRule {
+            case .nullify: ".nullify"
+            case .cascade: ".cascade"
+            case .deny: ".deny"
+            case .noAction: ".noAction"
+            }
+        let counts = (minCount.map { ", minCount: \($0)" } ?? "") + (maxCount.map { ", maxCount: \($0)" } ?? "")
+        return "RelationshipDescription(name: \(SwiftNames.literal(name)), destinationEntityID: \(destinationEntityID), destination: \(destinationClass).self, inverse: \(inverse.map(String.init) ?? "nil"), isToMany: \(isToMany), isOrdered: \(isOrdered), isOptional: \(isOptional)\(counts), deletionRule: \(rule), storage: \(storage.swiftExpression))"
+    }
+}
