@@ -58,9 +58,14 @@ import Testing
         guard let check = testCase.check, plan.blockingSteps(allowDataLoss: testCase.allowDataLoss).isEmpty else { return }
         let statements = PostgresMigrationRenderer().statements(plan)
         let base = "mig_" + SHA256.hex(Array(testCase.name.utf8)).prefix(10)
-        // The old schema's rows, as the SQLite seed writes them (booleans and dates aside, the
-        // literals are the same).
-        let setup = SQLEmitter(dialect: .postgres).emit(oldSchema) + "\n" + (testCase.postgresSeed ?? testCase.seed) + "\n"
+        // The old schema's rows, as the runtime saved them in SQLite.
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.sqlite").path
+        try RuntimeSeeder.seed(testCase.seed, model: oldModel, schema: oldSchema, at: seed)
+        let inserts = try SeedCopy.postgresStatements(from: SQLiteDatabase(path: seed), schema: oldSchema)
+        let setup =
+            SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n" + inserts.map { $0 + ";\n" }.joined() + "COMMIT;\n"
         try Self.prepare(cluster, base, setup: setup)
         let before = try Self.dump(cluster, base)
         let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)

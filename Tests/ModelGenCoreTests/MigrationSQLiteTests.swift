@@ -12,20 +12,20 @@ import Testing
         var name: String
         var old: String
         var new: String
-        /// Rows for the old schema.
-        var seed: String
+        /// Objects for the old schema, saved through the runtime.
+        var seed: [Object]
         /// The plan's worst safety class.
         var safety: MigrationPlan.Safety
         /// Step codes the plan must contain.
         var codes: [String]
         var defaults: [String: String] = [:]
         var allowDataLoss = false
-        /// The rows for PostgreSQL, where its literals differ (dates).
-        var postgresSeed: String? = nil
         /// A query on the migrated database and its rows; or nil when the migration must stop.
         var check: (sql: String, rows: [[String?]])?
         var testDescription: String { name }
     }
+
+    typealias Object = RuntimeSeeder.Object
 
     static func entity(_ name: String, _ body: String, extra: String = "") -> String {
         #"<entity name="\#(name)" representedClassName="\#(name)" \#(extra)syncable="YES" codeGenerationType="class">"# + "\n" + body + "\n</entity>"
@@ -44,8 +44,7 @@ import Testing
                 + #"<attribute name="flag" optional="YES" attributeType="\#(flag)" usesScalarValueType="YES"/>"# + extra)
     }
 
-    /// Rows both engines read the same way ('1' is a boolean to PostgreSQL and 1 to SQLite).
-    static let seedItems = #"INSERT INTO "item" ("_pk", "_entity", "count", "price", "code", "flag") VALUES (1, 1, 36, 2.0, '12', '1'), (2, 1, 41, NULL, NULL, NULL);"#
+    static let seedItems = [Object("Item", ["count": 36, "price": 2.0, "code": "12", "flag": true]), Object("Item", ["count": 41])]
 
     /// Person ↔ Pet, one-to-many; the to-many's deletion rule and order vary.
     static func owners(rule: String = "Nullify", ordered: Bool = false, manyToMany: Bool = false) -> String {
@@ -68,9 +67,17 @@ import Testing
             + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="\#(toMany ? "pets" : "pet")" inverseEntity="Person"/>"#)
     }
 
-    static let seedSharedPets = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'), (2, 1, 'Bob'); INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex'), (2, 2, 'Tom'), (3, 2, 'Kit'), (4, 2, 'Max');"#
+    /// Ada and Bob (objects 0, 1), Rex, Tom, Kit and Max (2…5), linked by `links`.
+    static func seedSharedPets(_ links: [Int: [String: [Int]]] = [:]) -> [Object] {
+        let objects = [Object("Person", ["name": "Ada"]), Object("Person", ["name": "Bob"])] + ["Rex", "Tom", "Kit", "Max"].map { Object("Pet", ["name": .text($0)]) }
+        return objects.enumerated().map { index, object in
+            var linked = object
+            linked.links = links[index] ?? [:]
+            return linked
+        }
+    }
 
-    static let seedOwners = #"INSERT INTO "person" ("_pk", "_entity", "name") VALUES (1, 1, 'Ada'); INSERT INTO "pet" ("_pk", "_entity", "name", "owner_pk") VALUES (1, 2, 'Rex', 1), (2, 2, 'Tom', NULL);"#
+    static let seedOwners = [Object("Person", ["name": "Ada"]), Object("Pet", ["name": "Rex"], links: ["owner": [0]]), Object("Pet", ["name": "Tom"])]
 
     /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
     /// Student); Person may be abstract.
@@ -80,10 +87,10 @@ import Testing
             + "\n" + entity("Student", schoolOn == "Student" ? school : "", extra: #"parentEntity="Person" "#)
     }
 
-    static let seedHierarchy = #"INSERT INTO "person" ("_pk", "_entity", "name", "school") VALUES (1, 1, 'Ada', NULL), (2, 2, 'Sam', 'MIT');"#
+    static let seedHierarchy = [Object("Person", ["name": "Ada"]), Object("Student", ["name": "Sam", "school": "MIT"])]
 
     static let person = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#)
-    static let seedPeople = #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36), (2, 1, 'Alan', 41), (3, 1, NULL, 7);"#
+    static let seedPeople = [Object("Person", ["name": "Ada", "age": 36]), Object("Person", ["name": "Alan", "age": 41]), Object("Person", ["age": 7])]
 
     static let cases: [Case] = [
         Case(
@@ -126,7 +133,7 @@ import Testing
         Case(
             name: "optional to required without NULLs", old: person,
             new: entity("Person", #"<attribute name="name" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#),
-            seed: #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (1, 1, 'Ada', 36);"#, safety: .dataDependent, codes: ["make-required"],
+            seed: [Object("Person", ["name": "Ada", "age": 36])], safety: .dataDependent, codes: ["make-required"],
             check: (#"SELECT "name" FROM "person""#, [["Ada"]])),
         Case(
             name: "optional to required with a default fills NULLs", old: person,
@@ -155,7 +162,7 @@ import Testing
         Case(
             name: "add a uniqueness constraint over duplicates: stopped", old: person,
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><uniquenessConstraints><uniquenessConstraint><constraint value="age"/></uniquenessConstraint></uniquenessConstraints>"#),
-            seed: seedPeople + #"INSERT INTO "person" ("_pk", "_entity", "name", "age") VALUES (4, 1, 'Bob', 41);"#,
+            seed: seedPeople + [Object("Person", ["name": "Bob", "age": 41])],
             safety: .dataDependent, codes: ["add-uniqueness-constraint"], check: (#"SELECT 1"#, [])),
         Case(
             name: "add a uniqueness constraint", old: person,
@@ -166,7 +173,7 @@ import Testing
             name: "add a to-one relationship and its inverse", old: person + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><relationship name="pets" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#)
                 + "\n" + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#),
-            seed: seedPeople + #"INSERT INTO "pet" ("_pk", "_entity", "name") VALUES (1, 2, 'Rex');"#, safety: .safe, codes: ["add-column"],
+            seed: seedPeople + [Object("Pet", ["name": "Rex"])], safety: .safe, codes: ["add-column"],
             check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
         Case(
             name: "an entity added before others renumbers their rows", old: person,
@@ -181,7 +188,7 @@ import Testing
         Case(
             name: "remove a sub-entity drops its rows", old: person + "\n" + entity("Student", #"<attribute name="school" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Person" "#),
             new: person,
-            seed: seedPeople + #"INSERT INTO "person" ("_pk", "_entity", "name", "age", "school") VALUES (4, 2, 'Sam', 20, 'MIT');"#,
+            seed: seedPeople + [Object("Student", ["name": "Sam", "age": 20, "school": "MIT"])],
             safety: .lossy, codes: ["drop-sub-entity", "drop-attribute"], allowDataLoss: true,
             check: (#"SELECT "name" FROM "person" ORDER BY "_pk""#, [["Ada"], ["Alan"], [nil]])),
         // Type conversions, each exact or stopped (checks by count: the engines print numbers differently).
@@ -193,7 +200,7 @@ import Testing
             safety: .dataDependent, codes: ["real-to-integer"], check: (#"SELECT count(*) FROM "item" WHERE "price" = 2"#, [["1"]])),
         Case(
             name: "double to integer with a fraction: stopped", old: item(price: "Double"), new: item(price: "Integer 32"),
-            seed: seedItems + #"INSERT INTO "item" ("_pk", "_entity", "count", "price") VALUES (9, 1, 1, 2.5);"#,
+            seed: seedItems + [Object("Item", ["count": 1, "price": 2.5])],
             safety: .dataDependent, codes: ["real-to-integer"], check: ("SELECT 1", [])),
         Case(
             name: "integer to string", old: item(count: "Integer 64"), new: item(count: "String"), seed: seedItems, safety: .rewrite,
@@ -203,7 +210,7 @@ import Testing
             codes: ["text-to-number"], check: (#"SELECT count(*) FROM "item" WHERE "code" = 12"#, [["1"]])),
         Case(
             name: "string to integer with a word: stopped", old: item(), new: item(code: "Integer 32"),
-            seed: seedItems + #"INSERT INTO "item" ("_pk", "_entity", "count", "code") VALUES (9, 1, 1, 'twelve');"#,
+            seed: seedItems + [Object("Item", ["count": 1, "code": "twelve"])],
             safety: .dataDependent, codes: ["text-to-number"], check: ("SELECT 1", [])),
         Case(
             name: "string to double", old: item(), new: item(code: "Double"), seed: seedItems, safety: .dataDependent,
@@ -219,7 +226,7 @@ import Testing
             codes: ["convert-type"], check: (#"SELECT count(*) FROM "item" WHERE "price" = 2"#, [["1"]])),
         Case(
             name: "narrow an integer out of range: stopped", old: item(count: "Integer 64"), new: item(count: "Integer 16"),
-            seed: seedItems + #"INSERT INTO "item" ("_pk", "_entity", "count") VALUES (9, 1, 40000);"#, safety: .dataDependent,
+            seed: seedItems + [Object("Item", ["count": 40000])], safety: .dataDependent,
             codes: ["narrow-integer"], check: ("SELECT 1", [])),
         Case(
             name: "narrow an integer", old: item(count: "Integer 64"), new: item(count: "Integer 16"), seed: seedItems,
@@ -261,7 +268,7 @@ import Testing
             seed: seedHierarchy, safety: .dataDependent, codes: ["change-constraints"], check: ("SELECT 1", [])),
         Case(
             name: "make an abstract entity concrete", old: hierarchy(schoolOn: "Student", abstract: true), new: hierarchy(schoolOn: "Student"),
-            seed: #"INSERT INTO "person" ("_pk", "_entity", "name", "school") VALUES (2, 2, 'Sam', 'MIT');"#, safety: .rewrite, codes: ["relax-constraints"],
+            seed: [Object("Student", ["name": "Sam", "school": "MIT"])], safety: .rewrite, codes: ["relax-constraints"],
             check: (#"SELECT "name" FROM "person""#, [["Sam"]])),
         Case(
             name: "one-to-many to many-to-many keeps the links", old: owners(), new: owners(manyToMany: true), seed: seedOwners,
@@ -269,26 +276,26 @@ import Testing
             check: (#"SELECT "person_pk", "pets_pk" FROM "person_pets""#, [["1", "1"]])),
         Case(
             name: "many-to-many to one-to-many keeps the links", old: owners(manyToMany: true), new: owners(),
-            seed: seedSharedPets + #"INSERT INTO "person_pets" ("person_pk", "pets_pk") VALUES (1, 1), (1, 2), (2, 3);"#,
+            seed: seedSharedPets([0: ["pets": [2, 3]], 1: ["pets": [4]]]),
             safety: .dataDependent, codes: ["move-links", "add-column"],
             check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", "1"], ["Kit", "2"], ["Max", nil]])),
         Case(
             name: "many-to-many to one-to-many with a pet of two owners: stopped", old: owners(manyToMany: true), new: owners(),
-            seed: seedSharedPets + #"INSERT INTO "person_pets" ("person_pk", "pets_pk") VALUES (1, 1), (2, 1);"#,
+            seed: seedSharedPets([0: ["pets": [2]], 1: ["pets": [2]]]),
             safety: .dataDependent, codes: ["move-links"], check: ("SELECT 1", [])),
         Case(
             name: "one-to-one to one-to-many moves the key to the other table", old: pair(pets: false), new: pair(pets: true),
-            seed: seedSharedPets + #"UPDATE "person" SET "pet_pk" = 3 WHERE "_pk" = 1; UPDATE "person" SET "pet_pk" = 1 WHERE "_pk" = 2;"#,
+            seed: seedSharedPets([0: ["pet": [4]], 1: ["pet": [2]]]),
             safety: .dataDependent, codes: ["move-links", "add-column", "drop-index"],
             check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "2"], ["Tom", nil], ["Kit", "1"], ["Max", nil]])),
         Case(
             name: "one-to-many to one-to-one moves the key back", old: pair(pets: true), new: pair(pets: false),
-            seed: seedSharedPets + #"UPDATE "pet" SET "owner_pk" = 2 WHERE "_pk" = 1; UPDATE "pet" SET "owner_pk" = 1 WHERE "_pk" = 3;"#,
+            seed: seedSharedPets([2: ["owner": [1]], 4: ["owner": [0]]]),
             safety: .dataDependent, codes: ["move-links", "add-column", "add-index"],
             check: (#"SELECT "name", "pet_pk" FROM "person" ORDER BY "_pk""#, [["Ada", "3"], ["Bob", "1"]])),
         Case(
             name: "one-to-many to one-to-one with two pets of one owner: stopped", old: pair(pets: true), new: pair(pets: false),
-            seed: seedSharedPets + #"UPDATE "pet" SET "owner_pk" = 2 WHERE "_pk" IN (1, 3);"#,
+            seed: seedSharedPets([2: ["owner": [1]], 4: ["owner": [1]]]),
             safety: .dataDependent, codes: ["move-links"], check: ("SELECT 1", [])),
         Case(
             name: "a new parent entity above existing rows keeps them and the keys to them",
@@ -306,15 +313,14 @@ import Testing
             name: "date to double and back keeps the instant",
             old: entity("Event", #"<attribute name="at" optional="YES" attributeType="Date" usesScalarValueType="NO"/>"#),
             new: entity("Event", #"<attribute name="at" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#),
-            seed: #"INSERT INTO "event" ("_pk", "_entity", "at") VALUES (1, 1, 86400.5), (2, 1, NULL);"#, safety: .rewrite,
+            seed: [Object("Event", ["at": .date(86400.5)]), Object("Event")], safety: .rewrite,
             codes: ["convert-type"],
-            postgresSeed: #"INSERT INTO "event" ("_pk", "_entity", "at") VALUES (1, 1, TIMESTAMPTZ '2001-01-02 00:00:00.5+00'), (2, 1, NULL);"#,
             check: (#"SELECT count(*) FROM "event" WHERE "at" = 86400.5"#, [["1"]])),
         Case(
             name: "double to date",
             old: entity("Event", #"<attribute name="at" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#),
             new: entity("Event", #"<attribute name="at" optional="YES" attributeType="Date" usesScalarValueType="NO"/>"#),
-            seed: #"INSERT INTO "event" ("_pk", "_entity", "at") VALUES (1, 1, 86400.5), (2, 1, NULL);"#, safety: .rewrite,
+            seed: [Object("Event", ["at": 86400.5]), Object("Event")], safety: .rewrite,
             codes: ["convert-type"],
             check: (#"SELECT count(*) FROM "event" WHERE "at" IS NOT NULL"#, [["1"]])),
         Case(
@@ -390,11 +396,12 @@ import Testing
         let statements = SQLiteMigrationRenderer().statements(plan)
         let directory = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = directory.appendingPathComponent("seed.sqlite")
+        try RuntimeSeeder.seed(testCase.seed, model: oldModel, schema: oldSchema, at: seed.path)
         func freshOld(_ name: String) throws -> SQLiteDatabase {
-            let database = try SQLiteDatabase(path: directory.appendingPathComponent(name).path)
-            try database.execute(SQLEmitter(dialect: .sqlite).emit(oldSchema))
-            try database.execute(testCase.seed)
-            return database
+            let copy = directory.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: seed, to: copy)
+            return try SQLiteDatabase(path: copy.path)
         }
         let database = try freshOld("main.sqlite")
         let before = try Self.dump(database)
