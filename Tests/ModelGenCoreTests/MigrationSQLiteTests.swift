@@ -77,6 +77,22 @@ import Testing
         }
     }
 
+    static func renamed(_ text: String, _ replacements: [(String, String)]) -> String {
+        replacements.reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+    }
+
+    /// Person and Pet without relationships.
+    static let unrelated =
+        entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"
+        + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/>"#)
+
+    /// Person, Shelter, and Pet with a to-one `home` (no inverse) to `destination`.
+    static func adoption(to destination: String) -> String {
+        entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"
+            + entity("Pet", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="home" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="\#(destination)"/>"#) + "\n"
+            + entity("Shelter", #"<attribute name="name" optional="YES" attributeType="String"/>"#)
+    }
+
     static let seedOwners = [Object("Person", ["name": "Ada"]), Object("Pet", ["name": "Rex"], links: ["owner": [0]]), Object("Pet", ["name": "Tom"])]
 
     /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
@@ -90,6 +106,13 @@ import Testing
     static let seedHierarchy = [Object("Person", ["name": "Ada"]), Object("Student", ["name": "Sam", "school": "MIT"])]
 
     static let person = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#)
+    /// `person` with a fetch index on `property`.
+    static func indexed(on property: String) -> String {
+        entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><fetchIndex name="byProperty"><fetchIndexElement property="\#(property)" type="Binary" order="ascending"/></fetchIndex>"#)
+    }
+
+    /// `person` with `age` unique.
+    static let unique = entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><uniquenessConstraints><uniquenessConstraint><constraint value="age"/></uniquenessConstraint></uniquenessConstraints>"#)
     static let seedPeople = [Object("Person", ["name": "Ada", "age": 36]), Object("Person", ["name": "Alan", "age": 41]), Object("Person", ["age": 7])]
 
     static let cases: [Case] = [
@@ -323,6 +346,58 @@ import Testing
             seed: [Object("Event", ["at": 86400.5]), Object("Event")], safety: .rewrite,
             codes: ["convert-type"],
             check: (#"SELECT count(*) FROM "event" WHERE "at" IS NOT NULL"#, [["1"]])),
+        Case(
+            name: "decimal to double", old: item(price: "Decimal"), new: item(price: "Double"), seed: seedItems, safety: .rewrite,
+            codes: ["convert-type"], check: (#"SELECT count(*) FROM "item" WHERE "price" = 2"#, [["1"]])),
+        Case(
+            name: "rename a to-one relationship through its renaming ID", old: owners(),
+            new: renamed(owners(), [(#"name="owner" "#, #"name="keeper" elementID="owner" "#), (#"inverseName="owner""#, #"inverseName="keeper""#)]),
+            seed: seedOwners, safety: .safe, codes: ["rename-column"],
+            check: (#"SELECT "name", "keeper_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", nil]])),
+        Case(
+            name: "rename a to-many relationship through its renaming ID", old: owners(),
+            new: renamed(owners(), [(#"name="pets" "#, #"name="animals" elementID="pets" "#), (#"inverseName="pets""#, #"inverseName="animals""#)]),
+            seed: seedOwners, safety: .safe, codes: [],
+            check: (#"SELECT "name", "owner_pk" FROM "pet" ORDER BY "_pk""#, [["Rex", "1"], ["Tom", nil]])),
+        Case(
+            name: "rename a many-to-many relationship through its renaming ID", old: owners(manyToMany: true),
+            new: renamed(owners(manyToMany: true), [(#"name="pets" "#, #"name="animals" elementID="pets" "#), (#"inverseName="pets""#, #"inverseName="animals""#)]),
+            seed: seedSharedPets([0: ["pets": [2, 3]], 1: ["pets": [3]]]), safety: .safe, codes: ["rename-table"],
+            check: (#"SELECT count(*) FROM "person_animals""#, [["3"]])),
+        Case(
+            name: "add a many-to-many relationship", old: unrelated, new: owners(manyToMany: true), seed: seedSharedPets(), safety: .safe,
+            codes: ["add-relationship"], check: (#"SELECT count(*) FROM "person_pets""#, [["0"]])),
+        Case(
+            name: "remove a many-to-many relationship", old: owners(manyToMany: true), new: unrelated,
+            seed: seedSharedPets([0: ["pets": [2, 3]]]), safety: .lossy, codes: ["drop-relationship"], allowDataLoss: true,
+            check: (#"SELECT count(*) FROM "pet""#, [["4"]])),
+        Case(
+            name: "remove a one-to-many relationship", old: owners(), new: unrelated, seed: seedOwners, safety: .lossy,
+            codes: ["drop-relationship"], allowDataLoss: true, check: (#"SELECT "name" FROM "pet" ORDER BY "_pk""#, [["Rex"], ["Tom"]])),
+        Case(
+            name: "change a relationship's destination drops its keys", old: adoption(to: "Person"), new: adoption(to: "Shelter"),
+            seed: [Object("Person", ["name": "Ada"]), Object("Pet", ["name": "Rex"], links: ["home": [0]]), Object("Shelter", ["name": "North"])],
+            safety: .lossy, codes: ["change-destination"], allowDataLoss: true,
+            check: (#"SELECT "name", "home_pk" FROM "pet""#, [["Rex", nil]])),
+        Case(
+            name: "remove a fetch index", old: indexed(on: "name"), new: person, seed: seedPeople, safety: .safe, codes: ["drop-index"],
+            check: (#"SELECT count(*) FROM "person""#, [["3"]])),
+        Case(
+            name: "change a fetch index", old: indexed(on: "name"), new: indexed(on: "age"), seed: seedPeople, safety: .safe,
+            codes: ["drop-index", "add-index"], check: (#"SELECT count(*) FROM "person""#, [["3"]])),
+        Case(
+            name: "remove a uniqueness constraint", old: unique, new: person, seed: seedPeople, safety: .safe, codes: ["drop-index"],
+            check: (#"SELECT count(*) FROM "person""#, [["3"]])),
+        Case(
+            name: "rename an entity and a property, add an attribute and order a to-many at once", old: owners(),
+            new: renamed(
+                owners(ordered: true),
+                [
+                    (#""Person""#, #""Human""#), (#"<entity name="Human" "#, #"<entity name="Human" elementID="Person" "#),
+                    (#"<attribute name="name" optional="YES" attributeType="String"/><relationship name="owner""#, #"<attribute name="nickname" optional="YES" attributeType="String" elementID="name"/><attribute name="age" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/><relationship name="owner""#),
+                ]),
+            seed: seedOwners, safety: .safe, codes: ["rename-table", "rename-column", "add-column"],
+            check: (#"SELECT "nickname", "owner_pk", "age" FROM "pet" ORDER BY "_pk""#, [["Rex", "1", nil], ["Tom", nil, nil]])),
         Case(
             name: "several changes at once", old: person,
             new: entity("Person", #"<attribute name="fullName" optional="YES" attributeType="String" elementID="name"/><attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/><fetchIndex name="byName"><fetchIndexElement property="fullName" type="Binary" order="ascending"/></fetchIndex>"#),

@@ -74,12 +74,16 @@ struct SchemaIdentities {
         return "\(column.role.rawValue):" + identity
     }
 
-    /// The identity of each column of `table`, in order; columns that share one (the two key
-    /// columns of a join table for a relationship without inverse) are told apart by order.
+    /// The identity of each column of `table`, in order. A join table's key columns also name the
+    /// table they point into (the two columns of a relationship without inverse share a source);
+    /// columns that still share one (a self-relationship's) are told apart by order.
     func columns(_ table: Table) -> [String] {
         var seen: [String: Int] = [:]
         return table.columns.map { item in
-            let identity = column(item)
+            var identity = column(item)
+            if item.role == .join, let key = table.foreignKeys.first(where: { $0.columns == [item.name] }) {
+                identity += "->" + (tables[key.referencedTable] ?? key.referencedTable)
+            }
             let count = seen[identity, default: 0]
             seen[identity] = count + 1
             return count == 0 ? identity : identity + "#\(count)"
