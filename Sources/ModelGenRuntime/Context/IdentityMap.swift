@@ -122,7 +122,10 @@ final class IdentityMap {
     /// Calls `body` with every registered object, then forgets it.
     func removeAll(_ body: (ManagedObject) -> Void) {
         if let run {
-            for case let object? in run.objects { body(object) }
+            // Through the buffer: no retain and release per object.
+            run.objects.withUnsafeBufferPointer { objects in
+                for object in objects { if let object { body(object) } }
+            }
             self.run = nil
         }
         let entries = table.pointee.entries

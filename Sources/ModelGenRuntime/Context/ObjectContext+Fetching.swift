@@ -18,15 +18,16 @@ extension ObjectContext {
         let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
         let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition) }
         let windowInSQL = compiled?.residue == nil && !pending
+        let ownRowsOnly = entity.fetchedEntityIDs == [entity.entityID]
         var sql =
-            "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
+            "SELECT \(ownRowsOnly ? entity.selectColumnsOwnRowsSQL : entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
             + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
         if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
         sql += " ORDER BY " + (request.sortDescriptors.map(\.sql) + ["\"_pk\""]).joined(separator: ", ")
         if windowInSQL, request.fetchLimit != nil || request.fetchOffset > 0 {
             sql += " LIMIT \(request.fetchLimit ?? -1) OFFSET \(request.fetchOffset)"
         }
-        var objects = try materialize(T.self, sql: sql, parameters: compiled?.parameters ?? [])
+        var objects = try materialize(T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly)
         if windowInSQL { return objects }
         let condition = request.predicate?.condition
         if pending {
@@ -88,8 +89,8 @@ extension ObjectContext {
     }
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
-    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue]) throws(DatabaseError) -> [T] {
-        let objects = try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self)
+    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue], ownRowsOnly: Bool) throws(DatabaseError) -> [T] {
+        let objects = try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self, ownRowsOnly: ownRowsOnly)
         // Every row is of T's entity or a sub-entity, so every object is a T; an array of class
         // references has one layout whatever the class (no per-row generic work, no copy).
         return unsafeBitCast(objects, to: [T].self)
@@ -97,9 +98,10 @@ extension ObjectContext {
 
     /// Runs a SELECT of `entity`'s columns (`_pk`, `_entity`, `_version`, then `entity.columns`)
     /// and turns rows into objects through the identity map; rows of sub-entities become objects of
-    /// their own classes, deleted objects are left out.
+    /// their own classes, deleted objects are left out. `ownRowsOnly`: the query selects only rows
+    /// of `entity` itself, with `NULL` for `_entity`.
     func materializeRows(
-        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil
+        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil, ownRowsOnly: Bool = false
     ) throws(DatabaseError) -> [ManagedObject] {
         try store.withConnection { connection throws(DatabaseError) in
             // A local array, not one captured from outside the closure: appending to a captured
@@ -112,7 +114,7 @@ extension ObjectContext {
             var previousRow = Int64.min
             var ascending = true
             while try statement.step() {
-                let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
+                let id = ObjectID(entityID: ownRowsOnly ? entity.entityID : Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
                 if checkRegistered, let existing = registered[id] {
                     if !existing.isListedAsDeleted { objects.append(existing) }
                     continue

@@ -7,6 +7,11 @@
 open class ManagedObject: Hashable {
     /// The identity of the object; temporary until its first save.
     public internal(set) var objectID: ObjectID
+    /// Set while the object sits in its context's list of updated objects. (The flags follow
+    /// `objectID` to fill its last word: a smaller object is quicker to make, touch and free.)
+    var isListedAsUpdated = false
+    /// Set while the object sits in its context's list of deleted objects.
+    var isListedAsDeleted = false
     /// The context the object lives in (`nil` once deleted and saved, never inserted, or when
     /// the context is gone).
     public internal(set) final var context: ObjectContext? {
@@ -22,14 +27,11 @@ open class ManagedObject: Hashable {
     var version: Int64 = 0
     /// Bit `n` set: the attribute in slot `n` changed since the last save (slots ≥ 64 share bit 63).
     var changedMask: UInt64 = 0
-    /// Set while the object sits in its context's list of updated objects.
-    var isListedAsUpdated = false
-    /// Set while the object sits in its context's list of deleted objects.
-    var isListedAsDeleted = false
     /// Rarely used state, allocated on first use, so a plain object stays small and quick to
     /// make and free.
     final class Extras {
         var links: [Link] = []
+        var relationshipMask: UInt64 = 0
         var dynamicValues: [Any?] = []
         var transientValues: [String: Any?] = [:]
     }
@@ -50,8 +52,11 @@ open class ManagedObject: Hashable {
         _modify { yield &ensuredExtras.links }
         set { if extras != nil || !newValue.isEmpty { ensuredExtras.links = newValue } }
     }
-    /// Bit `n` set: relationship `n` changed in a way the save must write.
-    var relationshipMask: UInt64 = 0
+    /// Bit `n` set: relationship `n` changed in a way the save must write (kept with the links).
+    final var relationshipMask: UInt64 {
+        @inline(__always) get { extras?.relationshipMask ?? 0 }
+        set { if extras != nil || newValue != 0 { ensuredExtras.relationshipMask = newValue } }
+    }
     /// The `_pk` a save assigned to this unsaved object, while the save runs.
     var pendingRow: Int64 = 0
     /// Attribute values of classes without typed storage (`category` entities), by slot.
