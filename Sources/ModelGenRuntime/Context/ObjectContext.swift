@@ -232,7 +232,8 @@ public final class ObjectContext {
         _ sql: String, entity: EntityDescription, last: inout (EntityDescription, Statement)?, _ connection: Connection
     ) throws(DatabaseError) -> Statement {
         if let (previous, statement) = last, previous === entity {
-            statement.reset()
+            // Inserts, updates and deletes bind every parameter of their statement.
+            statement.resetForRebinding()
             return statement
         }
         let statement = try connection.cachedStatement(sql)
@@ -263,7 +264,7 @@ public final class ObjectContext {
         // Saves update runs of objects with the same changes: reuse the statement without
         // hashing its SQL per row.
         if let (previous, cached) = lastUpdate, previous == key {
-            cached.reset()
+            cached.resetForRebinding()
             statement = cached
         } else {
             let sql: String

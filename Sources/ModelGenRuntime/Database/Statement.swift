@@ -27,6 +27,10 @@ public final class Statement {
         sqlite3_clear_bindings(statement)
     }
 
+    /// Makes the statement ready to run again, keeping its bound values (for a caller that binds
+    /// every parameter anew: one C call fewer per row).
+    func resetForRebinding() { sqlite3_reset(statement) }
+
     // MARK: - Binding
 
     public func bindNull(_ index: Int32) { sqlite3_bind_null(statement, index) }
