@@ -365,6 +365,11 @@ import Testing
             seed: seedSharedPets([0: ["pets": [2, 3]], 1: ["pets": [3]]]), safety: .safe, codes: ["rename-table"],
             check: (#"SELECT count(*) FROM "person_animals""#, [["3"]])),
         Case(
+            name: "rename an entity other tables point at", old: owners(),
+            new: renamed(owners(), [(#""Person""#, #""Human""#), (#"<entity name="Human" "#, #"<entity name="Human" elementID="Person" "#)]),
+            seed: seedOwners, safety: .safe, codes: ["rename-table"],
+            check: (#"SELECT "pet"."name", "human"."name" FROM "pet" JOIN "human" ON "human"."_pk" = "pet"."owner_pk""#, [["Rex", "Ada"]])),
+        Case(
             name: "add a many-to-many relationship", old: unrelated, new: owners(manyToMany: true), seed: seedSharedPets(), safety: .safe,
             codes: ["add-relationship"], check: (#"SELECT count(*) FROM "person_pets""#, [["0"]])),
         Case(

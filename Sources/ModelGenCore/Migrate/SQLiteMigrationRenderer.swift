@@ -33,11 +33,16 @@ public struct SQLiteMigrationRenderer: Sendable {
             let drop = "DROP TABLE \(SQLNaming.quoted(table.name))"
             if linkSources.contains(table.name) { laterDrops.append(drop) } else { statements.append(drop) }
         }
+        // Renamed tables first, with `legacy_alter_table` off so the keys of other tables follow
+        // them (the rebuild below renames its old tables aside with it on, so keys stay put).
+        for case .alter(let old, let new, _, _, _) in plan.tables where old.name != new.name {
+            statements += [
+                "PRAGMA legacy_alter_table = OFF", "ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(SQLNaming.quoted(new.name))",
+                "PRAGMA legacy_alter_table = ON",
+            ]
+        }
         for case .alter(let old, let new, let sources, let rebuild, let kept) in plan.tables {
             guard rebuild else {
-                if old.name != new.name {
-                    statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(SQLNaming.quoted(new.name))")
-                }
                 for column in new.columns {
                     if case .column(let previous) = sources[column.name], previous != column.name {
                         statements.append(
@@ -48,7 +53,7 @@ public struct SQLiteMigrationRenderer: Sendable {
             }
             rebuilt.insert(new.name)
             let aside = SQLNaming.quoted("_modelgen_old_" + old.name)
-            statements.append("ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(aside)")
+            statements.append("ALTER TABLE \(SQLNaming.quoted(new.name)) RENAME TO \(aside)")
             var deferred: [(String, ForeignKey)] = []
             statements.append(emitter.createTable(new, created: [], deferred: &deferred).withoutTerminator)
             var targets: [String] = []
