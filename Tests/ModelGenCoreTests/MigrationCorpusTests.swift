@@ -73,10 +73,17 @@ import Testing
         return (old, oldSchema, new, newSchema, plan)
     }
 
-    /// The kept tables of a plan: new name → (old name, old columns, new columns) whose values
-    /// are copied as they are.
-    static func keptColumns(_ plan: MigrationPlan) -> [String: (table: String, columns: [String], newColumns: [String])] {
-        var kept: [String: (table: String, columns: [String], newColumns: [String])] = [:]
+    /// The kept tables of a plan: new name → (old name, old columns, new columns, the old rows'
+    /// filter) whose values are copied as they are; tables that receive moved rows included.
+    static func keptColumns(_ plan: MigrationPlan) -> [String: (table: String, columns: [String], newColumns: [String], filter: String)] {
+        var kept: [String: (table: String, columns: [String], newColumns: [String], filter: String)] = [:]
+        for copy in plan.rowCopies {
+            let pairs = copy.columns.filter { $0.key != "_entity" }.sorted { $0.key < $1.key }
+            kept[copy.to] = (
+                copy.from, pairs.map(\.value), pairs.map(\.key),
+                " WHERE \"_entity\" IN (" + copy.entities.keys.sorted().map(String.init).joined(separator: ", ") + ")"
+            )
+        }
         for case .alter(let oldTable, let newTable, let sources, _, let keptEntities) in plan.tables where keptEntities == nil {
             var columns: [String] = []
             var newColumns: [String] = []
@@ -86,7 +93,7 @@ import Testing
                     newColumns.append(column.name)
                 }
             }
-            if !columns.isEmpty { kept[newTable.name] = (oldTable.name, columns, newColumns) }
+            if !columns.isEmpty { kept[newTable.name] = (oldTable.name, columns, newColumns, "") }
         }
         return kept
     }
@@ -128,7 +135,7 @@ import Testing
         var expected: [String: [[String?]]] = [:]
         for (table, columns) in kept {
             expected[table] = try database.rows(
-                "SELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table)) ORDER BY 1")
+                "SELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table))\(columns.filter) ORDER BY 1")
         }
         let statements = SQLiteMigrationRenderer().statements(plan)
         if let failure = MigrationSQLiteTests.apply(statements, to: database) {
@@ -170,7 +177,7 @@ import Testing
         var expected: [String: [[String]]] = [:]
         for (table, columns) in kept {
             expected[table] = try cluster.rows(
-                "\\pset null '∅'\nSELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table)) ORDER BY 1",
+                "\\pset null '∅'\nSELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table))\(columns.filter) ORDER BY 1",
                 schema: base)
         }
         let statements = PostgresMigrationRenderer().statements(plan)

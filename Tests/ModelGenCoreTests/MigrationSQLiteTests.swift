@@ -93,6 +93,17 @@ import Testing
             + entity("Shelter", #"<attribute name="name" optional="YES" attributeType="String"/>"#)
     }
 
+    /// Countries and continents under an abstract Region root, or each a root of its own; a
+    /// person's home is a country.
+    static func regions(withRoot: Bool) -> String {
+        let shared = #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="code" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#
+        let parent = withRoot ? #"parentEntity="Region" "# : ""
+        return (withRoot ? entity("Region", shared, extra: #"isAbstract="YES" "#) + "\n" : "")
+            + entity("Country", (withRoot ? "" : shared) + #"<attribute name="capital" optional="YES" attributeType="String"/><relationship name="people" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Person" inverseName="home" inverseEntity="Person"/>"#, extra: parent) + "\n"
+            + entity("Continent", (withRoot ? "" : shared) + #"<attribute name="area" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#, extra: parent) + "\n"
+            + entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="home" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Country" inverseName="people" inverseEntity="Country"/>"#)
+    }
+
     static let seedOwners = [Object("Person", ["name": "Ada"]), Object("Pet", ["name": "Rex"], links: ["owner": [0]]), Object("Pet", ["name": "Tom"])]
 
     /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
@@ -327,6 +338,18 @@ import Testing
                 + "\n" + owners().replacingOccurrences(of: #"representedClassName="Person" "#, with: #"representedClassName="Person" parentEntity="Being" "#),
             seed: seedOwners, safety: .rewrite, codes: ["add-parent-entity", "rename-table", "renumber-entities"],
             check: (#"SELECT "being"."name", "being"."_entity", "pet"."name" FROM "pet" JOIN "being" ON "being"."_pk" = "pet"."owner_pk""#, [["Ada", "2", "Rex"]])),
+        Case(
+            name: "removing a root entity keeps the rows of its sub-entities and the keys to them", old: regions(withRoot: true),
+            new: regions(withRoot: false),
+            seed: [
+                Object("Continent", ["name": "Europe", "code": 150, "area": 10.5]), Object("Country", ["name": "France", "code": 250, "capital": "Paris"]),
+                Object("Country", ["name": "Peru", "code": 604, "capital": "Lima"]), Object("Person", ["name": "Ada"], links: ["home": [1]]),
+            ],
+            safety: .rewrite, codes: ["move-rows", "split-hierarchy", "retarget-key"],
+            check: (
+                #"SELECT "person"."name", "country"."name", "country"."capital", "country"."code", (SELECT "name" || ' ' || "area" FROM "continent") FROM "person" JOIN "country" ON "country"."_pk" = "person"."home_pk""#,
+                [["Ada", "France", "Paris", "250", "Europe 10.5"]]
+            )),
         Case(
             name: "merging two hierarchies is refused", old: owners(),
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"

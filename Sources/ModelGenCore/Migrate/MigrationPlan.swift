@@ -143,11 +143,48 @@ public struct MigrationPlan: Sendable {
         }
     }
 
+    /// Rows of some entities moving from an old table to a new one, keeping their `_pk` (a
+    /// hierarchy split: a sub-entity becoming a root, or a root entity removed from above its
+    /// sub-entities). The rows are set aside before anything changes and copied once the new table
+    /// exists.
+    public struct RowCopy: Sendable, Equatable {
+        /// The old table and the new one.
+        public var from: String
+        public var to: String
+        /// The old `_entity` numbers of the rows that move, and each one's new number.
+        public var entities: [Int64: Int64]
+        /// New column → the old column it takes its values from (the others get their default
+        /// or NULL).
+        public var columns: [String: String]
+
+        /// The table the rows wait in, as SQL (a temporary table of the migration).
+        var holding: String { SQLNaming.quoted("_modelgen_rows_" + to) }
+
+        /// The statement that sets the rows aside (before anything changes).
+        var setAside: String {
+            "CREATE TEMP TABLE \(holding) AS SELECT * FROM \(SQLNaming.quoted(from)) WHERE \"_entity\" IN ("
+                + entities.keys.sorted().map(String.init).joined(separator: ", ") + ")"
+        }
+
+        /// The statement that copies them into the new table.
+        var copy: String {
+            let targets = columns.keys.sorted()
+            let values = targets.map { target -> String in
+                let source = SQLNaming.quoted(columns[target]!)
+                guard target == "_entity" else { return source }
+                return "CASE \(source)" + entities.keys.sorted().map { " WHEN \($0) THEN \(entities[$0]!)" }.joined() + " ELSE \(source) END"
+            }
+            return "INSERT INTO \(SQLNaming.quoted(to)) (\(targets.map(SQLNaming.quoted).joined(separator: ", "))) SELECT "
+                + values.joined(separator: ", ") + " FROM \(holding)"
+        }
+    }
+
     public var oldSchema: RelationalSchema
     public var newSchema: RelationalSchema
     public var steps: [Step]
     public var tables: [TableChange]
     public var linkCopies: [LinkCopy] = []
+    public var rowCopies: [RowCopy] = []
 
     /// Whether there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }

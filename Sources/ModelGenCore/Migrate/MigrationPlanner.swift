@@ -17,12 +17,24 @@ public struct MigrationPlanner: Sendable {
         planHierarchies(oldIDs, &newIDs, &plan)
         var oldByIdentity: [String: Table] = [:]
         for table in oldSchema.tables where table.kind != .metadata { oldByIdentity[oldIDs.tables[table.name]!] = table }
+        // Where each old table's rows are in the new schema, by name (keys name the table).
+        var newNames: [String: String] = [:]
+        for table in newSchema.tables where table.kind != .metadata {
+            if let previous = oldByIdentity[newIDs.tables[table.name]!] { newNames[previous.name] = table.name }
+        }
         var matched: Set<String> = []
         for table in newSchema.tables where table.kind != .metadata {
             let identity = newIDs.tables[table.name]!
             if let previous = oldByIdentity[identity] {
                 matched.insert(identity)
-                planTable(previous, table, oldIDs, newIDs, &plan)
+                planTable(previous, table, oldIDs, newIDs, newNames, &plan)
+            } else if let copy = plan.rowCopies.first(where: { $0.to == table.name }) {
+                let moved = oldIDs.mappings(copy.from).filter { copy.entities[Int64($0.entityID)] != nil }.map(\.entity).sorted()
+                plan.steps.append(
+                    .init(
+                        code: "move-rows", safety: .rewrite, subject: table.name,
+                        message: "the rows of \(moved.joined(separator: ", ")) move from \(copy.from) into the new table \(table.name), keeping their keys"))
+                plan.tables.append(.create(table))
             } else {
                 let code = table.kind == .join ? "add-relationship" : "add-entity"
                 plan.steps.append(.init(code: code, safety: .safe, subject: table.name, message: "new table \(table.name)"))
@@ -31,7 +43,20 @@ public struct MigrationPlanner: Sendable {
         }
         for table in oldSchema.tables where table.kind != .metadata && !matched.contains(oldIDs.tables[table.name]!) {
             let code = table.kind == .join ? "drop-relationship" : "drop-entity"
-            plan.steps.append(.init(code: code, safety: .lossy, subject: table.name, message: "table \(table.name) and its rows are dropped"))
+            let copies = plan.rowCopies.filter { $0.from == table.name }
+            // A split hierarchy's rows live on in the new tables; only the others are lost.
+            let lost = oldIDs.mappings(table.name).filter { mapping in
+                !mapping.isAbstract && !copies.contains { $0.entities[Int64(mapping.entityID)] != nil }
+            }.map(\.entity).sorted()
+            if !copies.isEmpty && lost.isEmpty {
+                plan.steps.append(
+                    .init(code: "split-hierarchy", safety: .rewrite, subject: table.name, message: "table \(table.name) is dropped once its rows have moved"))
+            } else {
+                plan.steps.append(
+                    .init(
+                        code: code, safety: .lossy, subject: table.name,
+                        message: copies.isEmpty ? "table \(table.name) and its rows are dropped" : "table \(table.name) and the rows of \(lost.joined(separator: ", ")) are dropped"))
+            }
             plan.tables.append(.drop(table))
         }
         planLinkCopies(oldIDs, newIDs, &plan)
@@ -61,16 +86,63 @@ public struct MigrationPlanner: Sendable {
                         code: "merge-hierarchies", safety: .refused, subject: table.name,
                         message: "rows of the tables \(origins.sorted().joined(separator: ", ")) would share \(table.name); their primary keys and every key pointing at them would change"))
             } else if own == nil, let origin = origins.first, let originIdentity = oldIDs.tables[origin], !newIdentities.contains(originIdentity) {
+                // (A sub-entity that becomes a root of its own while its old table goes on is
+                // not moved: its rows are dropped there, lossy, and its new table starts empty.)
                 continuations[origin, default: []].append((table.name, originIdentity))
             }
         }
-        // A hierarchy split over several new tables (its root removed) is not continued: the
-        // old table is dropped and the new ones are created.
+        // One new table for an old table that lost its identity continues it; several (a root
+        // removed above its sub-entities) split its rows between them.
         for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count == 1 {
             newIDs.alias(tables[0].table, as: tables[0].identity)
             plan.steps.append(
                 .init(code: "add-parent-entity", safety: .safe, subject: tables[0].table, message: "the rows of \(origin) now belong to the hierarchy of \(tables[0].table)"))
         }
+        for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count > 1 {
+            for table in tables { planRowCopy(from: origin, to: table.table, oldIDs, &newIDs, &plan) }
+        }
+    }
+
+    /// The rows of the entities of new table `target` that are in old table `source`, moved there
+    /// with their keys and the values of every column the two tables share (by identity and type).
+    private func planRowCopy(
+        from source: String, to target: String, _ oldIDs: SchemaIdentities, _ newIDs: inout SchemaIdentities, _ plan: inout MigrationPlan
+    ) {
+        guard let old = plan.oldSchema.tables.first(where: { $0.name == source }),
+            let new = plan.newSchema.tables.first(where: { $0.name == target }), let identity = oldIDs.tables[source]
+        else { return }
+        var entities: [Int64: Int64] = [:]
+        for mapping in newIDs.mappings(target) {
+            let wanted = newIDs.entity(mapping.entity)
+            if let previous = oldIDs.mappings(source).first(where: { oldIDs.entity($0.entity) == wanted }) {
+                entities[Int64(previous.entityID)] = Int64(mapping.entityID)
+            }
+        }
+        guard !entities.isEmpty else { return }
+        var oldColumns: [String: Column] = [:]
+        for (column, columnIdentity) in zip(old.columns, oldIDs.columns(old)) { oldColumns[columnIdentity] = column }
+        var columns: [String: String] = [:]
+        var missing: [String] = []
+        for (column, columnIdentity) in zip(new.columns, newIDs.columns(new)) {
+            if let previous = oldColumns[columnIdentity], previous.type == column.type {
+                columns[column.name] = previous.name
+                continue
+            }
+            let requiredHere = new.checks.contains { check in
+                if case .requiredFor(column.name, let ids) = check.condition { return !Set(ids).isDisjoint(with: entities.values) }
+                return false
+            }
+            if (!column.isNullable && column.defaultValue == nil) || requiredHere { missing.append(column.name) }
+        }
+        guard missing.isEmpty else {
+            plan.steps.append(
+                .init(
+                    code: "split-hierarchy", safety: .refused, subject: target,
+                    message: "rows moving from \(source) into \(target) have no values for \(missing.joined(separator: ", "))"))
+            return
+        }
+        newIDs.derive(target, from: identity)
+        plan.rowCopies.append(.init(from: source, to: target, entities: entities, columns: columns))
     }
 
     /// Where a relationship's links are kept in one schema: a table, its two columns with the
@@ -167,7 +239,10 @@ public struct MigrationPlanner: Sendable {
 
     // MARK: - Tables
 
-    private func planTable(_ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ plan: inout MigrationPlan) {
+    private func planTable(
+        _ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ newNames: [String: String],
+        _ plan: inout MigrationPlan
+    ) {
         var steps: [MigrationPlan.Step] = []
         var sources: [String: MigrationPlan.ColumnSource] = [:]
         var rebuild = false
@@ -210,7 +285,7 @@ public struct MigrationPlanner: Sendable {
             // unrelated rows, so they are not kept.
             if let oldKey = old.foreignKeys.first(where: { $0.columns == [previous.name] }),
                 let newKey = new.foreignKeys.first(where: { $0.columns == [column.name] }),
-                oldIDs.tables[oldKey.referencedTable] != newIDs.tables[newKey.referencedTable]
+                oldIDs.tables[oldKey.referencedTable] != newIDs.referenceIdentity(newKey.referencedTable)
             {
                 rebuild = true
                 kept.insert(previous.name)  // reported here, not again as dropped
@@ -226,6 +301,15 @@ public struct MigrationPlanner: Sendable {
             }
             kept.insert(previous.name)
             sources[column.name] = .column(previous.name)
+            // Keys to rows that moved to another table now name that table.
+            if let oldKey = old.foreignKeys.first(where: { $0.columns == [previous.name] }),
+                let newKey = new.foreignKeys.first(where: { $0.columns == [column.name] }),
+                newKey.referencedTable != newNames[oldKey.referencedTable, default: oldKey.referencedTable]
+            {
+                rebuild = true
+                steps.append(
+                    .init(code: "retarget-key", safety: .rewrite, subject: subject, message: "\(subject) now points at \(newKey.referencedTable), where its rows moved"))
+            }
             if previous.name != column.name {
                 steps.append(.init(code: "rename-column", safety: .safe, subject: subject, message: "column \(old.name).\(previous.name) is renamed \(column.name)"))
             }
@@ -328,9 +412,9 @@ public struct MigrationPlanner: Sendable {
             "\(key.columns.map(renamed))->\(oldIDs.tables[key.referencedTable] ?? key.referencedTable)\(key.referencedColumns)"
         })
         let newKeys = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map { key in
-            "\(key.columns)->\(newIDs.tables[key.referencedTable] ?? key.referencedTable)\(key.referencedColumns)"
+            "\(key.columns)->\(newIDs.referenceIdentity(key.referencedTable))\(key.referencedColumns)"
         })
-        let allNewKeys = Set(new.foreignKeys.map { key in "\(key.columns)->\(newIDs.tables[key.referencedTable] ?? key.referencedTable)\(key.referencedColumns)" })
+        let allNewKeys = Set(new.foreignKeys.map { key in "\(key.columns)->\(newIDs.referenceIdentity(key.referencedTable))\(key.referencedColumns)" })
         let oldActions = Set(old.foreignKeys.map { "\($0.columns.map(renamed)) \($0.onDelete.rawValue) \($0.isDeferred)" })
         let newActions = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map { "\($0.columns) \($0.onDelete.rawValue) \($0.isDeferred)" })
         if !newActions.isSubset(of: oldActions) && newKeys.isSubset(of: oldKeys) {

@@ -19,6 +19,8 @@ public struct PostgresMigrationRenderer: Sendable {
             statements.append(
                 "DO $modelgen$ BEGIN IF (\(preflight)) > 0 THEN RAISE EXCEPTION \(SQLNaming.literal(message)); END IF; END $modelgen$")
         }
+        // Rows moving to another table wait in temporary tables while the tables change.
+        statements += plan.rowCopies.map(\.setAside)
         // Tables and columns whose links move elsewhere are dropped once the links are copied.
         var laterDrops: [String] = []
         for case .drop(let table) in plan.tables {
@@ -107,6 +109,7 @@ public struct PostgresMigrationRenderer: Sendable {
             created.insert(table.name)
             for (name, key) in deferred { statements.append("ALTER TABLE \(SQLNaming.quoted(name)) ADD \(emitter.foreignKeyClause(key, table: name))") }
         }
+        for copy in plan.rowCopies { statements += [copy.copy, "DROP TABLE \(copy.holding)"] }
         for copy in plan.linkCopies {
             let table = altered.first { $0.old.name == copy.table }?.new.name ?? copy.table
             statements.append(copy.statement(from: SQLNaming.quoted(table)))

@@ -23,6 +23,8 @@ public struct SQLiteMigrationRenderer: Sendable {
                 #"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal("\(step.code) \(step.subject): \(step.message)")
                     + ", (\(step.preflight!)))")
         }
+        // Rows moving to another table wait in temporary tables while the tables change.
+        statements += plan.rowCopies.map(\.setAside)
         var rebuilt: Set<String> = []
         var created: Set<String> = []
         var keptAside: [String] = []
@@ -87,6 +89,7 @@ public struct SQLiteMigrationRenderer: Sendable {
             var deferred: [(String, ForeignKey)] = []
             statements.append(emitter.createTable(table, created: [], deferred: &deferred).withoutTerminator)
         }
+        for copy in plan.rowCopies { statements += [copy.copy, "DROP TABLE \(copy.holding)"] }
         for copy in plan.linkCopies {
             let from = keptAside.contains(copy.table) ? SQLNaming.quoted("_modelgen_old_" + copy.table) : SQLNaming.quoted(copy.table)
             statements.append(copy.statement(from: from))

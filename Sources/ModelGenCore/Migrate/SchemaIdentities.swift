@@ -41,6 +41,15 @@ struct SchemaIdentities {
     /// whose rows live under a new root entity's table).
     mutating func alias(_ table: String, as identity: String) { tables[table] = identity }
 
+    /// Tables whose rows come from a table of the other version (identity), keys included: keys
+    /// pointing at them are the keys that pointed at those rows there.
+    private var derived: [String: String] = [:]
+
+    mutating func derive(_ table: String, from identity: String) { derived[table] = identity }
+
+    /// The identity keys pointing at `table` are compared by.
+    func referenceIdentity(_ table: String) -> String { derived[table] ?? tables[table] ?? table }
+
     /// The identities of the relationship `source` (`Entity.relationship`) and of its inverse.
     func relationshipAndInverse(_ source: String) -> Set<String> {
         var result: Set<String> = [sourceIdentity(source)]
@@ -82,7 +91,7 @@ struct SchemaIdentities {
         return table.columns.map { item in
             var identity = column(item)
             if item.role == .join, let key = table.foreignKeys.first(where: { $0.columns == [item.name] }) {
-                identity += "->" + (tables[key.referencedTable] ?? key.referencedTable)
+                identity += "->" + referenceIdentity(key.referencedTable)
             }
             let count = seen[identity, default: 0]
             seen[identity] = count + 1
