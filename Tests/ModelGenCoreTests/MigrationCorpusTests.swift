@@ -142,7 +142,7 @@ import Testing
             Issue.record("\(failure)\n\(statements.joined(separator: ";\n"))")
             return
         }
-        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: newSchema))
+        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: newSchema, dialect: .sqlite))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
         for (table, columns) in kept {
             let rows = try database.rows(
@@ -183,7 +183,7 @@ import Testing
         let statements = PostgresMigrationRenderer().statements(plan)
         let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)
         try #require(migrated.status == 0, "\(migrated.stderr)\n\(statements.joined(separator: ";\n"))")
-        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema))
+        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema, dialect: .postgres))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
         for (table, columns) in kept {
             let rows = try cluster.rows(

@@ -79,7 +79,7 @@ import Testing
         }
         try #require(migrated.status == 0, "\(migrated.stderr)\n\(statements.joined(separator: ";\n"))")
 
-        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema))
+        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema, dialect: .postgres))
         #expect(differences.isEmpty, "\(differences)")
         let rows = try cluster.rows("\\pset null '∅'\n" + check.sql, schema: base)
         #expect(rows == check.rows.map { $0.map { $0 ?? "∅" } }, "\(rows)")

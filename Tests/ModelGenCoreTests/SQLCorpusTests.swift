@@ -23,7 +23,7 @@ import Testing
         try database.execute(SQLEmitter(dialect: .sqlite).emit(schema))
         #expect(try database.rows("PRAGMA integrity_check") == [["ok"]])
         #expect(try database.rows("PRAGMA foreign_key_check").isEmpty)
-        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: schema))
+        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: schema, dialect: .sqlite))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 
@@ -34,7 +34,7 @@ import Testing
         let name = "corpus_" + SHA256.hex(Array(url.path.utf8)).prefix(12)
         let applied = try cluster.psql(SQLEmitter(dialect: .postgres).emit(schema), schema: name)
         #expect(applied.status == 0, "\(applied.stderr)")
-        let differences = try SchemaFacts(postgres: cluster, schema: name).differences(from: SchemaFacts(expected: schema))
+        let differences = try SchemaFacts(postgres: cluster, schema: name).differences(from: SchemaFacts(expected: schema, dialect: .postgres))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 }

@@ -50,9 +50,7 @@ public struct SQLEmitter: Sendable {
             }
             line += dialect.typeName(column.type)
             if column.name == singleKey { line += " PRIMARY KEY" }
-            if !column.isNullable { line += " NOT NULL" }
-            if let value = column.defaultValue { line += " DEFAULT " + dialect.literal(value) }
-            lines.append(line)
+            lines.append(line + columnTail(column))
         }
         if table.primaryKey.count > 1 {
             lines.append("    PRIMARY KEY (" + table.primaryKey.map(SQLNaming.quoted).joined(separator: ", ") + ")")
@@ -78,15 +76,38 @@ public struct SQLEmitter: Sendable {
         SQLNaming.fitted(table + "_" + key.columns.joined(separator: "_") + "_fkey")
     }
 
+    /// ` NOT NULL`, ` DEFAULT …` of a column, as it follows the type.
+    private func columnTail(_ column: Column) -> String {
+        (column.isNullable ? "" : " NOT NULL") + (column.defaultValue.map { " DEFAULT " + dialect.literal($0) } ?? "")
+    }
+
     func foreignKeyClause(_ key: ForeignKey, table: String) -> String {
-        let name = Self.foreignKeyName(key, table: table)
-        var clause = "CONSTRAINT \(SQLNaming.quoted(name)) FOREIGN KEY ("
-            + key.columns.map(SQLNaming.quoted).joined(separator: ", ") + ") REFERENCES "
-            + SQLNaming.quoted(key.referencedTable) + " ("
+        "CONSTRAINT \(SQLNaming.quoted(Self.foreignKeyName(key, table: table))) FOREIGN KEY ("
+            + key.columns.map(SQLNaming.quoted).joined(separator: ", ") + ") " + references(key)
+    }
+
+    /// `REFERENCES "table" ("_pk") ON DELETE … DEFERRABLE …`
+    private func references(_ key: ForeignKey) -> String {
+        var clause = "REFERENCES " + SQLNaming.quoted(key.referencedTable) + " ("
             + key.referencedColumns.map(SQLNaming.quoted).joined(separator: ", ") + ")"
         if key.onDelete != .noAction { clause += " ON DELETE " + key.onDelete.rawValue }
         if key.isDeferred { clause += " DEFERRABLE INITIALLY DEFERRED" }
         return clause
+    }
+
+    /// `ALTER TABLE … ADD COLUMN` for `column` of `table`, its checks and key given on the column
+    /// under the names a fresh table gives them (SQLite adds no table constraints in place).
+    func addColumn(_ column: Column, to table: Table) -> String {
+        var text = "ALTER TABLE \(SQLNaming.quoted(table.name)) ADD COLUMN \(SQLNaming.quoted(column.name)) \(dialect.typeName(column.type))"
+        text += columnTail(column)
+        for check in table.checks where check.condition.column == column.name {
+            guard let condition = renderedCondition(check.condition, in: table) else { continue }
+            text += " CONSTRAINT \(SQLNaming.quoted(check.name)) CHECK (\(condition))"
+        }
+        for key in table.foreignKeys where key.columns == [column.name] {
+            text += " CONSTRAINT \(SQLNaming.quoted(Self.foreignKeyName(key, table: table.name))) " + references(key)
+        }
+        return text
     }
 
     func createIndex(_ index: Index) -> String {

@@ -257,7 +257,8 @@ public struct MigrationPlanner: Sendable {
         for (column, identity) in zip(new.columns, newIdentities) {
             let subject = "\(new.name).\(column.name)"
             guard let previous = oldColumns[identity] else {
-                rebuild = true
+                // SQLite adds a column with nothing but its own checks and key in place.
+                if !Self.addableInPlace(column, new) { rebuild = true }
                 sources[column.name] = .nothing
                 // Nullable in the table but required for some entities' rows counts as required.
                 let requiredForSome = new.checks.contains {
@@ -268,6 +269,7 @@ public struct MigrationPlanner: Sendable {
                     steps.append(.init(code: "add-column", safety: .safe, subject: subject, message: "new column \(subject)"))
                 } else if let text = column.source.flatMap({ defaults[$0] }) {
                     if let value = Self.value(text, for: column.type) {
+                        rebuild = true
                         sources[column.name] = .value(value)
                         steps.append(.init(code: "add-required-column", safety: .safe, subject: subject, message: "new required column \(subject), filled with \(text)"))
                     } else {
@@ -353,7 +355,7 @@ public struct MigrationPlanner: Sendable {
             }
         }
         for column in old.columns where !kept.contains(column.name) {
-            rebuild = true
+            if !Self.droppableInPlace(column, old, plan.oldSchema.indexes) { rebuild = true }
             let code = switch column.role {
             case .attribute: "drop-attribute"
             case .relationship, .join: "drop-relationship"
@@ -414,7 +416,6 @@ public struct MigrationPlanner: Sendable {
         let newKeys = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map { key in
             "\(key.columns)->\(newIDs.referenceIdentity(key.referencedTable))\(key.referencedColumns)"
         })
-        let allNewKeys = Set(new.foreignKeys.map { key in "\(key.columns)->\(newIDs.referenceIdentity(key.referencedTable))\(key.referencedColumns)" })
         let oldActions = Set(old.foreignKeys.map { "\($0.columns.map(renamed)) \($0.onDelete.rawValue) \($0.isDeferred)" })
         let newActions = Set(new.foreignKeys.filter { !Set($0.columns).isSubset(of: added) }.map { "\($0.columns) \($0.onDelete.rawValue) \($0.isDeferred)" })
         if !newActions.isSubset(of: oldActions) && newKeys.isSubset(of: oldKeys) {
@@ -433,16 +434,43 @@ public struct MigrationPlanner: Sendable {
                 .init(
                     code: "change-constraints", safety: .dataDependent, subject: new.name,
                     message: "\(new.name) gets new constraints on stored values; rows that break them stop the migration"))
-        } else if oldKeys != allNewKeys || oldChecks != Set(new.checks.map { "\($0.condition)" }) {
+        } else if oldKeys != newKeys || oldChecks != Set(new.checks.filter { !added.contains($0.condition.column) }.map { "\($0.condition)" }) {
             // Only removed or relaxed constraints, or constraints on new columns.
             rebuild = true
             if !steps.contains(where: { $0.code == "add-column" || $0.code == "add-required-column" }) {
                 steps.append(.init(code: "relax-constraints", safety: .rewrite, subject: new.name, message: "\(new.name) loses constraints"))
             }
         }
+        // SQLite cannot rename a constraint: when a rename changes the names a fresh table gives
+        // its checks and keys, the table is rebuilt.
+        // (Constraints of columns added in place come with them under their own names.)
+        let keyNames = { (table: Table, skipped: Set<String>) in
+            Set(table.foreignKeys.filter { Set($0.columns).isDisjoint(with: skipped) }.map { SQLEmitter.foreignKeyName($0, table: table.name) })
+        }
+        if Set(old.checks.map(\.name)) != Set(new.checks.filter { !added.contains($0.condition.column) }.map(\.name))
+            || keyNames(old, []) != keyNames(new, added)
+        {
+            rebuild = true
+        }
         guard !steps.isEmpty else { return }
         plan.steps += steps
         plan.tables.append(.alter(old: old, new: new, sources: sources, rebuild: rebuild, keptEntityIDs: keptEntities))
+    }
+
+    /// Whether SQLite can add `column` to `table` in place (`ALTER TABLE … ADD COLUMN`): it takes
+    /// NULL or a default, and is in no primary key or compound key.
+    private static func addableInPlace(_ column: Column, _ table: Table) -> Bool {
+        (column.isNullable || column.defaultValue != nil) && column.role != .primaryKey && !table.primaryKey.contains(column.name)
+            && !table.foreignKeys.contains { $0.columns.count > 1 && $0.columns.contains(column.name) }
+    }
+
+    /// Whether SQLite (3.35 and later) can drop `column` of `table` in place: no key, check or
+    /// index uses it.
+    private static func droppableInPlace(_ column: Column, _ table: Table, _ indexes: [Index]) -> Bool {
+        column.role != .primaryKey && !table.primaryKey.contains(column.name)
+            && !table.foreignKeys.contains { $0.columns.contains(column.name) }
+            && !table.checks.contains { $0.condition.column == column.name }
+            && !indexes.contains { $0.table == table.name && $0.parts.contains { $0.column == column.name } }
     }
 
     /// Whether `condition` allows more values than an old one on its column (a list of entity

@@ -43,13 +43,23 @@ public struct SQLiteMigrationRenderer: Sendable {
                 "PRAGMA legacy_alter_table = ON",
             ]
         }
-        for case .alter(let old, let new, let sources, let rebuild, let kept) in plan.tables {
+        for case .alter(let old, let new, let sources, let planned, let kept) in plan.tables {
+            // A table whose links move elsewhere is rebuilt, so its old shape stays aside for the copy.
+            let rebuild = planned || linkSources.contains(old.name)
             guard rebuild else {
                 for column in new.columns {
                     if case .column(let previous) = sources[column.name], previous != column.name {
                         statements.append(
                             "ALTER TABLE \(SQLNaming.quoted(new.name)) RENAME COLUMN \(SQLNaming.quoted(previous)) TO \(SQLNaming.quoted(column.name))")
                     }
+                }
+                // Columns dropped and added in place (the planner rebuilds when SQLite cannot).
+                let keptColumns = Set(sources.values.compactMap(\.oldName))
+                for column in old.columns where !keptColumns.contains(column.name) {
+                    statements.append("ALTER TABLE \(SQLNaming.quoted(new.name)) DROP COLUMN \(SQLNaming.quoted(column.name))")
+                }
+                for column in new.columns where sources[column.name] == .nothing {
+                    statements.append(emitter.addColumn(column, to: new))
                 }
                 continue
             }

@@ -14,9 +14,11 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
     var foreignKeys: Set<String> = []
     /// names of all indexes created with CREATE INDEX
     var indexes: Set<String> = []
+    /// `table.name` of CHECK constraints
+    var checks: Set<String> = []
 
     var description: String {
-        "tables \(tables.sorted())\ncolumns \(columns.sorted())\nnotNull \(notNull.sorted())\nunique \(unique.sorted())\nforeignKeys \(foreignKeys.sorted())\nindexes \(indexes.sorted())"
+        "tables \(tables.sorted())\ncolumns \(columns.sorted())\nnotNull \(notNull.sorted())\nunique \(unique.sorted())\nforeignKeys \(foreignKeys.sorted())\nindexes \(indexes.sorted())\nchecks \(checks.sorted())"
     }
 
     /// The differences with `other`, one line per kind that differs.
@@ -33,13 +35,18 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
         compare("unique", unique, other.unique)
         compare("foreignKeys", foreignKeys, other.foreignKeys)
         compare("indexes", indexes, other.indexes)
+        compare("checks", checks, other.checks)
         return lines
     }
 
-    /// What the schema promises.
-    init(expected schema: RelationalSchema) {
+    /// What the schema promises on `dialect` (which renders some checks and not others).
+    init(expected schema: RelationalSchema, dialect: SQLDialect) {
+        let emitter = SQLEmitter(dialect: dialect)
         for table in schema.tables {
             tables.insert(table.name)
+            for check in table.checks where emitter.renderedCondition(check.condition, in: table) != nil {
+                checks.insert("\(table.name).\(check.name)")
+            }
             for column in table.columns {
                 columns.insert("\(table.name).\(column.name)")
                 if !column.isNullable { notNull.insert("\(table.name).\(column.name)") }
@@ -59,9 +66,12 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
 
     /// What a SQLite database has.
     init(sqlite database: SQLiteDatabase) throws {
-        for row in try database.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+        for row in try database.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
             let table = row[0]!
             tables.insert(table)
+            // SQLite keeps CHECKs only in the table's SQL: `CONSTRAINT "name" CHECK`, on the table
+            // or on a column added in place.
+            for name in Self.checkNames(in: row[1] ?? "") { checks.insert("\(table).\(name)") }
             let quoted = SQLNaming.literal(table)
             for column in try database.rows("SELECT name, \"notnull\", pk FROM pragma_table_xinfo(\(quoted))") {
                 columns.insert("\(table).\(column[0]!)")
@@ -80,6 +90,36 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
                     "\(table)(\(parts.map { $0[1]! }.joined(separator: ",")))->\(parts[0][2]!)(\(parts.map { $0[3]! }.joined(separator: ","))) ON DELETE \(parts[0][4]!)")
             }
         }
+    }
+
+    /// The names of the `CONSTRAINT "…" CHECK` clauses in CREATE TABLE text.
+    static func checkNames(in sql: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(sql)
+        while let start = rest.range(of: "CONSTRAINT \"") {
+            let afterQuote = rest[start.upperBound...]
+            var name = ""
+            var index = afterQuote.startIndex
+            // A quoted identifier: `""` is a quote inside it.
+            while index < afterQuote.endIndex {
+                let character = afterQuote[index]
+                let next = afterQuote.index(after: index)
+                if character == "\"" {
+                    if next < afterQuote.endIndex && afterQuote[next] == "\"" {
+                        name.append("\"")
+                        index = afterQuote.index(after: next)
+                        continue
+                    }
+                    index = next
+                    break
+                }
+                name.append(character)
+                index = next
+            }
+            rest = afterQuote[index...]
+            if rest.drop(while: { $0 == " " }).hasPrefix("CHECK") { names.append(name) }
+        }
+        return names
     }
 
     /// What a PostgreSQL schema has.
@@ -112,6 +152,14 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
             guard row[3] == "f" else { continue }
             indexes.insert(row[1])
             if row[2] == "t" { unique.insert("\(row[0])(\(row[4]))") }
+        }
+        for row in try cluster.rows(
+            """
+            SELECT t.relname, c.conname FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+            JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = \(namespace) AND c.contype = 'c'
+            """)
+        {
+            checks.insert("\(row[0]).\(row[1])")
         }
         for row in try cluster.rows(
             """
