@@ -483,6 +483,16 @@ import Testing
         #expect(plan.steps.contains { $0.code == "add-column" && $0.subject == "person.full_name" })
     }
 
+    /// An entity dropped and one of the same shape added look like a rename: the drop says how.
+    @Test func aLookAlikeEntitySuggestsARenamingID() throws {
+        let (oldModel, oldSchema) = try Self.load(Self.person)
+        let (newModel, newSchema) = try Self.load(Self.person.replacingOccurrences(of: #""Person""#, with: #""Human""#))
+        let plan = MigrationPlanner().plan(from: oldModel, oldSchema, to: newModel, newSchema)
+        let drop = try #require(plan.steps.first { $0.code == "drop-entity" })
+        #expect(drop.message.contains(#"if Human is Person renamed, give Human the renaming ID "Person""#), "\(drop.message)")
+        #expect(plan.steps.contains { $0.code == "add-entity" && $0.subject == "human" })
+    }
+
     /// SQLite 3.35+ adds and drops plain columns in place: no table copy, and the added column's
     /// checks hold (under the names a fresh table gives them).
     @Test func plainColumnsAreAddedAndDroppedInPlace() throws {

@@ -52,16 +52,28 @@ public struct MigrationPlanner: Sendable {
                 plan.steps.append(
                     .init(code: "split-hierarchy", safety: .rewrite, subject: table.name, message: "table \(table.name) is dropped once its rows have moved"))
             } else {
-                plan.steps.append(
-                    .init(
-                        code: code, safety: .lossy, subject: table.name,
-                        message: copies.isEmpty ? "table \(table.name) and its rows are dropped" : "table \(table.name) and the rows of \(lost.joined(separator: ", ")) are dropped"))
+                var message = copies.isEmpty ? "table \(table.name) and its rows are dropped" : "table \(table.name) and the rows of \(lost.joined(separator: ", ")) are dropped"
+                if let hint = Self.renameHint(dropped: table, plan, oldIDs, newIDs) { message += "; " + hint }
+                plan.steps.append(.init(code: code, safety: .lossy, subject: table.name, message: message))
             }
             plan.tables.append(.drop(table))
         }
         planLinkCopies(oldIDs, newIDs, &plan)
         planIndexes(&plan)
         return plan
+    }
+
+    /// For a dropped entity table, when a new table of the same shape (columns of the same roles
+    /// and types) is created: how to make it a rename instead (never done silently).
+    private static func renameHint(dropped table: Table, _ plan: MigrationPlan, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities) -> String? {
+        guard table.kind == .entity else { return nil }
+        let shape = { (table: Table) in table.columns.map { "\($0.role.rawValue) \($0.type.rawValue)" }.sorted() }
+        let root = { (ids: SchemaIdentities, table: String) in ids.mappings(table).min { $0.entityID < $1.entityID }?.entity }
+        for case .create(let created) in plan.tables where created.kind == .entity && shape(created) == shape(table) {
+            guard let oldName = root(oldIDs, table.name), let newName = root(newIDs, created.name) else { continue }
+            return "if \(newName) is \(oldName) renamed, give \(newName) the renaming ID \"\(oldIDs.entity(oldName))\" in the model to keep its rows"
+        }
+        return nil
     }
 
     /// Rows change hierarchy table when entities change root. A table whose entities all come
