@@ -6,6 +6,26 @@ public enum SQLNaming {
     /// `BusinessEntity` → `business_entity`, `dateJoined` → `date_joined`, `URLString` →
     /// `url_string`, `userID` → `user_id`, `first_name` stays.
     public static func snakeCase(_ name: String) -> String {
+        // Most names are ASCII: decided on bytes, the same rules as for characters below.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = Array(name.utf8)
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count + 4)
+            let isUpper = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A }
+            let isLower = { (byte: UInt8) in byte >= 0x61 && byte <= 0x7A }
+            let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+            for (index, byte) in bytes.enumerated() {
+                if isUpper(byte), index > 0 {
+                    let previous = bytes[index - 1]
+                    let nextIsLower = index + 1 < bytes.count && isLower(bytes[index + 1])
+                    if isLower(previous) || isDigit(previous) || (isUpper(previous) && nextIsLower) {
+                        if result.last != UInt8(ascii: "_") { result.append(UInt8(ascii: "_")) }
+                    }
+                }
+                result.append(isUpper(byte) ? byte + 0x20 : byte)
+            }
+            return String(decoding: result, as: UTF8.self)
+        }
         let characters = Array(name)
         var result = ""
         for (index, character) in characters.enumerated() {
