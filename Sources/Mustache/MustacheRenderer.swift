@@ -118,7 +118,9 @@ struct MustacheRenderer {
     }
 
     static func escapeHTML(_ text: String) -> String {
-        guard text.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" || $0 == "\"" }) else { return text }
+        // Checked on bytes: the four characters are ASCII, and never part of another character.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") })
+        else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         for character in text {

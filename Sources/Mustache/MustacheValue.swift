@@ -1,8 +1,10 @@
 /// The data a template is rendered with: JSON-like values.
 ///
 /// Contexts are built once, before rendering (all decisions are made in Swift); rendering only
-/// looks values up, so no context is ever copied.
-public indirect enum MustacheValue: Sendable, Equatable {
+/// looks values up, so no context is ever copied. Not `indirect`: lists and objects already hold
+/// their elements out of line, and a boxed case cost an allocation per value (a context of 2,000
+/// entities has ~750,000 of them).
+public enum MustacheValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
