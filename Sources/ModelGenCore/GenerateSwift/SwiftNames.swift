@@ -61,6 +61,7 @@ enum SwiftNames {
     static func rawMultilineLiteral(_ text: String) -> String {
         var longest = 0
         var run = 0
+        guard text.containsByte(UInt8(ascii: "#")) else { return "#\"\"\"\n" + text + "\n\"\"\"#" }
         for byte in text.utf8 {
             if byte == UInt8(ascii: "#") {
                 run += 1

@@ -55,12 +55,12 @@ public enum SQLNaming {
 
     /// A double-quoted identifier (`"` doubled), safe for any name in both dialects.
     public static func quoted(_ identifier: String) -> String {
-        identifier.utf8.contains(UInt8(ascii: "\"")) ? "\"" + identifier.replacing("\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
+        identifier.containsByte(UInt8(ascii: "\"")) ? "\"" + identifier.replacing("\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
     }
 
     /// A single-quoted string literal (`'` doubled).
     public static func literal(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        guard text.containsByte(UInt8(ascii: "'")) else { return "'" + text + "'" }
         return "'" + text.replacing("'", with: "''") + "'"
     }
 }
