@@ -104,6 +104,26 @@ import Testing
             + entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/><relationship name="home" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Country" inverseName="people" inverseEntity="Country"/>"#)
     }
 
+    /// Person with a sub-entity Student (or Student a root of its own); a course's pupil is a
+    /// Student, a pet's owner a Person.
+    static func schooling(studentIsRoot: Bool) -> String {
+        let name = #"<attribute name="name" optional="YES" attributeType="String"/>"#
+        return entity("Person", name + #"<relationship name="pets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Pet" inverseName="owner" inverseEntity="Pet"/>"#)
+            + "\n"
+            + entity(
+                "Student", (studentIsRoot ? name : "") + #"<attribute name="school" optional="YES" attributeType="String"/><relationship name="courses" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Course" inverseName="pupil" inverseEntity="Course"/>"#,
+                extra: studentIsRoot ? "" : #"parentEntity="Person" "#) + "\n"
+            + entity("Course", #"<attribute name="title" optional="YES" attributeType="String"/><relationship name="pupil" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Student" inverseName="courses" inverseEntity="Student"/>"#)
+            + "\n"
+            + entity("Pet", name + #"<relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="pets" inverseEntity="Person"/>"#)
+    }
+
+    /// Ada (a Person) owns Rex; Sam (a Student) takes a course.
+    static let schoolingSeed = [
+        Object("Person", ["name": "Ada"]), Object("Student", ["name": "Sam", "school": "MIT"]), Object("Course", ["title": "Logic"], links: ["pupil": [1]]),
+        Object("Pet", ["name": "Rex"], links: ["owner": [0]]),
+    ]
+
     static let seedOwners = [Object("Person", ["name": "Ada"]), Object("Pet", ["name": "Rex"], links: ["owner": [0]]), Object("Pet", ["name": "Tom"])]
 
     /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
@@ -350,6 +370,22 @@ import Testing
                 #"SELECT "person"."name", "country"."name", "country"."capital", "country"."code", (SELECT "name" || ' ' || "area" FROM "continent") FROM "person" JOIN "country" ON "country"."_pk" = "person"."home_pk""#,
                 [["Ada", "France", "Paris", "250", "Europe 10.5"]]
             )),
+        Case(
+            name: "a sub-entity that becomes a root takes its rows along", old: schooling(studentIsRoot: false), new: schooling(studentIsRoot: true),
+            seed: schoolingSeed, safety: .dataDependent, codes: ["move-rows", "split-hierarchy", "retarget-key", "key-to-leaving-row"],
+            check: (
+                #"SELECT "person"."name", "student"."name", "student"."school", (SELECT count(*) FROM "course" JOIN "student" ON "student"."_pk" = "course"."pupil_pk"), (SELECT count(*) FROM "pet" WHERE "owner_pk" = "person"."_pk") FROM "person", "student""#,
+                [["Ada", "Sam", "MIT", "1", "1"]]
+            )),
+        Case(
+            name: "a sub-entity that becomes a root, with a key to one of its rows that stays behind: stopped",
+            old: schooling(studentIsRoot: false), new: schooling(studentIsRoot: true),
+            seed: schoolingSeed.enumerated().map { index, object in
+                var changed = object
+                if index == 3 { changed.links = ["owner": [1]] }  // Rex's owner: Sam, who moves
+                return changed
+            },
+            safety: .dataDependent, codes: ["key-to-leaving-row"], check: ("SELECT 1", [])),
         Case(
             name: "merging two hierarchies is refused", old: owners(),
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"

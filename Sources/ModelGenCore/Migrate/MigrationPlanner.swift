@@ -87,6 +87,7 @@ public struct MigrationPlanner: Sendable {
             plan.oldSchema.tables.filter { $0.kind == .entity }.map { (oldIDs.tables[$0.name]!, $0.name) }, uniquingKeysWith: { first, _ in first })
         let newIdentities = Set(plan.newSchema.tables.compactMap { newIDs.tables[$0.name] })
         var continuations: [String: [(table: String, identity: String)]] = [:]  // old table → new tables that would continue it
+        var leaving: [(String, String)] = []  // (old table that goes on, new table of rows leaving it)
         for table in plan.newSchema.tables where table.kind == .entity {
             let identity = newIDs.tables[table.name]!
             var origins = Set(newIDs.mappings(table.name).compactMap { oldTables[newIDs.entity($0.entity)] })
@@ -97,10 +98,13 @@ public struct MigrationPlanner: Sendable {
                     .init(
                         code: "merge-hierarchies", safety: .refused, subject: table.name,
                         message: "rows of the tables \(origins.sorted().joined(separator: ", ")) would share \(table.name); their primary keys and every key pointing at them would change"))
-            } else if own == nil, let origin = origins.first, let originIdentity = oldIDs.tables[origin], !newIdentities.contains(originIdentity) {
-                // (A sub-entity that becomes a root of its own while its old table goes on is
-                // not moved: its rows are dropped there, lossy, and its new table starts empty.)
-                continuations[origin, default: []].append((table.name, originIdentity))
+            } else if own == nil, let origin = origins.first, let originIdentity = oldIDs.tables[origin] {
+                if newIdentities.contains(originIdentity) {
+                    // Sub-entities that became a root of their own: their rows leave a table that goes on.
+                    leaving.append((origin, table.name))
+                } else {
+                    continuations[origin, default: []].append((table.name, originIdentity))
+                }
             }
         }
         // One new table for an old table that lost its identity continues it; several (a root
@@ -112,6 +116,39 @@ public struct MigrationPlanner: Sendable {
         }
         for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count > 1 {
             for table in tables { planRowCopy(from: origin, to: table.table, oldIDs, &newIDs, &plan) }
+        }
+        for (origin, table) in leaving {
+            planRowCopy(from: origin, to: table, oldIDs, &newIDs, &plan)
+            planKeysToLeavingRows(from: origin, to: table, oldIDs, newIDs, &plan)
+        }
+    }
+
+    /// Keys that point at rows leaving a table that goes on, and still point into that table
+    /// afterwards, would lose their row (PostgreSQL would apply their ON DELETE action): a
+    /// preflight stops the migration when any such key is set.
+    private func planKeysToLeavingRows(
+        from source: String, to target: String, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ plan: inout MigrationPlan
+    ) {
+        guard let copy = plan.rowCopies.first(where: { $0.from == source && $0.to == target }) else { return }
+        let leavingRows =
+            "SELECT \"_pk\" FROM \(SQLNaming.quoted(source)) WHERE \"_entity\" IN ("
+            + copy.entities.keys.sorted().map(String.init).joined(separator: ", ") + ")"
+        for table in plan.oldSchema.tables where table.kind != .metadata {
+            let newTable = plan.newSchema.tables.first { newIDs.tables[$0.name] == oldIDs.tables[table.name] }
+            for key in table.foreignKeys where key.referencedTable == source && key.columns.count == 1 {
+                let column = table.columns.first { $0.name == key.columns[0] }
+                // The same column in the new schema, and where its key points there.
+                let identity = column.map(oldIDs.column)
+                let newColumn = newTable.flatMap { newTable in newTable.columns.first { newIDs.column($0) == identity } }
+                let newKey = newTable.flatMap { newTable in newTable.foreignKeys.first { $0.columns == newColumn.map { [$0.name] } } }
+                guard let newKey, newKey.referencedTable != target else { continue }
+                let subject = "\(table.name).\(key.columns[0])"
+                plan.steps.append(
+                    .init(
+                        code: "key-to-leaving-row", safety: .dataDependent, subject: subject,
+                        message: "\(subject) must not point at rows moving from \(source) into \(target)",
+                        preflight: "SELECT count(*) FROM \(SQLNaming.quoted(table.name)) WHERE \(SQLNaming.quoted(key.columns[0])) IN (\(leavingRows))"))
+            }
         }
     }
 
@@ -366,7 +403,15 @@ public struct MigrationPlanner: Sendable {
                 steps.append(.init(code: "change-default", safety: .rewrite, subject: subject, message: "\(subject) gets a new default"))
             }
         }
+        // Columns of sub-entities whose rows move to a table of their own go with those rows.
+        let copies = plan.rowCopies.filter { $0.from == old.name }
+        let movedColumns = Set(copies.flatMap(\.columns.values))
+        let leavingEntities = Set(oldIDs.mappings(old.name).filter { mapping in copies.contains { $0.entities[Int64(mapping.entityID)] != nil } }.map(\.entity))
         for column in old.columns where !kept.contains(column.name) {
+            if movedColumns.contains(column.name), let declaring = column.source?.split(separator: ".").first, leavingEntities.contains(String(declaring)) {
+                rebuild = true
+                continue
+            }
             if !Self.droppableInPlace(column, old, plan.oldSchema.indexes) { rebuild = true }
             let code = switch column.role {
             case .attribute: "drop-attribute"
@@ -390,17 +435,24 @@ public struct MigrationPlanner: Sendable {
         let newNumbers = Dictionary(
             newIDs.mappings(new.name).map { (newIDs.entity($0.entity), Int64($0.entityID)) }, uniquingKeysWith: { first, _ in first })
         var gone: [String] = []
+        var leaving = false
         for mapping in oldIDs.mappings(old.name) {
             if let number = newNumbers[oldIDs.entity(mapping.entity)] {
                 numbers[Int64(mapping.entityID)] = number
+            } else if plan.rowCopies.contains(where: { $0.from == old.name && $0.entities[Int64(mapping.entityID)] != nil }) {
+                leaving = true  // its rows move to a table of their own (that table's step says so)
             } else {
                 gone.append(mapping.entity)
             }
         }
         if old.columns.contains(where: { $0.role == .entity }) {
-            if !gone.isEmpty {
+            if !gone.isEmpty || leaving {
                 rebuild = true
                 keptEntities = numbers.keys.sorted()
+                if leaving {
+                    steps.append(
+                        .init(code: "split-hierarchy", safety: .rewrite, subject: new.name, message: "rows of sub-entities that became roots leave \(old.name) for tables of their own"))
+                }
                 for entity in gone.sorted() {
                     steps.append(.init(code: "drop-sub-entity", safety: .lossy, subject: new.name, message: "rows of \(entity) in \(old.name) are dropped"))
                 }
