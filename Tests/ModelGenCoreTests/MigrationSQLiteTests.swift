@@ -387,6 +387,10 @@ import Testing
             },
             safety: .dataDependent, codes: ["key-to-leaving-row"], check: ("SELECT 1", [])),
         Case(
+            name: "remove a sub-entity whose rows a key points at: stopped", old: owners() + "\n" + entity("Student", "", extra: #"parentEntity="Person" "#),
+            new: owners(), seed: [Object("Person", ["name": "Ada"]), Object("Student", ["name": "Sam"]), Object("Pet", ["name": "Rex"], links: ["owner": [1]])],
+            safety: .lossy, codes: ["drop-sub-entity", "key-to-dropped-row"], allowDataLoss: true, check: ("SELECT 1", [])),
+        Case(
             name: "merging two hierarchies is refused", old: owners(),
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"
                 + entity("Pet", #"<attribute name="breed" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Person" "#),

@@ -130,9 +130,21 @@ public struct MigrationPlanner: Sendable {
         from source: String, to target: String, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ plan: inout MigrationPlan
     ) {
         guard let copy = plan.rowCopies.first(where: { $0.from == source && $0.to == target }) else { return }
-        let leavingRows =
-            "SELECT \"_pk\" FROM \(SQLNaming.quoted(source)) WHERE \"_entity\" IN ("
-            + copy.entities.keys.sorted().map(String.init).joined(separator: ", ") + ")"
+        plan.steps += Self.keys(
+            into: source, rows: copy.entities.keys.sorted(), except: target, code: "key-to-leaving-row", "moving from \(source) into \(target)",
+            oldIDs, newIDs, plan)
+    }
+
+    /// A data-dependent step for each key column that points at `source` and still points there
+    /// (not at `except`) in the new schema, whose preflight counts the keys set to rows of the
+    /// entities `rows` (rows that leave the table or are dropped).
+    private static func keys(
+        into source: String, rows: [Int64], except target: String?, code: String, _ what: String, _ oldIDs: SchemaIdentities,
+        _ newIDs: SchemaIdentities, _ plan: MigrationPlan
+    ) -> [MigrationPlan.Step] {
+        let removedRows =
+            "SELECT \"_pk\" FROM \(SQLNaming.quoted(source)) WHERE \"_entity\" IN (" + rows.map(String.init).joined(separator: ", ") + ")"
+        var steps: [MigrationPlan.Step] = []
         for table in plan.oldSchema.tables where table.kind != .metadata {
             let newTable = plan.newSchema.tables.first { newIDs.tables[$0.name] == oldIDs.tables[table.name] }
             for key in table.foreignKeys where key.referencedTable == source && key.columns.count == 1 {
@@ -143,13 +155,13 @@ public struct MigrationPlanner: Sendable {
                 let newKey = newTable.flatMap { newTable in newTable.foreignKeys.first { $0.columns == newColumn.map { [$0.name] } } }
                 guard let newKey, newKey.referencedTable != target else { continue }
                 let subject = "\(table.name).\(key.columns[0])"
-                plan.steps.append(
+                steps.append(
                     .init(
-                        code: "key-to-leaving-row", safety: .dataDependent, subject: subject,
-                        message: "\(subject) must not point at rows moving from \(source) into \(target)",
-                        preflight: "SELECT count(*) FROM \(SQLNaming.quoted(table.name)) WHERE \(SQLNaming.quoted(key.columns[0])) IN (\(leavingRows))"))
+                        code: code, safety: .dataDependent, subject: subject, message: "\(subject) must not point at rows \(what)",
+                        preflight: "SELECT count(*) FROM \(SQLNaming.quoted(table.name)) WHERE \(SQLNaming.quoted(key.columns[0])) IN (\(removedRows))"))
             }
         }
+        return steps
     }
 
     /// The rows of the entities of new table `target` that are in old table `source`, moved there
@@ -455,6 +467,12 @@ public struct MigrationPlanner: Sendable {
                 }
                 for entity in gone.sorted() {
                     steps.append(.init(code: "drop-sub-entity", safety: .lossy, subject: new.name, message: "rows of \(entity) in \(old.name) are dropped"))
+                }
+                // Keys to the dropped rows would be left dangling (SQLite) or nulled or cascaded
+                // (PostgreSQL): both engines stop alike when one is set.
+                let goneIDs = oldIDs.mappings(old.name).filter { gone.contains($0.entity) }.map { Int64($0.entityID) }
+                if !goneIDs.isEmpty {
+                    steps += Self.keys(into: old.name, rows: goneIDs.sorted(), except: nil, code: "key-to-dropped-row", "of entities that are dropped", oldIDs, newIDs, plan)
                 }
             }
             if numbers.contains(where: { $0.key != $0.value }) {
