@@ -124,6 +124,23 @@ import Testing
         Object("Pet", ["name": "Rex"], links: ["owner": [0]]),
     ]
 
+    /// A person's mentor (to-one) and mentees, or mentors and mentees (many-to-many).
+    static func mentoring(manyToMany: Bool) -> String {
+        let mentor =
+            manyToMany
+            ? #"<relationship name="mentors" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Person" inverseName="mentees" inverseEntity="Person"/>"#
+            : #"<relationship name="mentor" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="mentees" inverseEntity="Person"/>"#
+        return entity(
+            "Person",
+            #"<attribute name="name" optional="YES" attributeType="String"/>"# + mentor
+                + #"<relationship name="mentees" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Person" inverseName="\#(manyToMany ? "mentors" : "mentor")" inverseEntity="Person"/>"#)
+    }
+
+    /// Ada, Bob and Cy (objects 0…2); `links` set on the objects `on`.
+    static func seedMentoring(_ links: [String: [Int]], on linked: Set<Int>) -> [Object] {
+        ["Ada", "Bob", "Cy"].enumerated().map { index, name in Object("Person", ["name": .text(name)], links: linked.contains(index) ? links : [:]) }
+    }
+
     static let seedOwners = [Object("Person", ["name": "Ada"]), Object("Pet", ["name": "Rex"], links: ["owner": [0]]), Object("Pet", ["name": "Tom"])]
 
     /// Person with a sub-entity Student; `school` is declared on `schoolOn` (required on
@@ -390,6 +407,17 @@ import Testing
             name: "remove a sub-entity whose rows a key points at: stopped", old: owners() + "\n" + entity("Student", "", extra: #"parentEntity="Person" "#),
             new: owners(), seed: [Object("Person", ["name": "Ada"]), Object("Student", ["name": "Sam"]), Object("Pet", ["name": "Rex"], links: ["owner": [1]])],
             safety: .lossy, codes: ["drop-sub-entity", "key-to-dropped-row"], allowDataLoss: true, check: ("SELECT 1", [])),
+        Case(
+            name: "a self-relationship from one-to-many to many-to-many keeps its links the right way round", old: mentoring(manyToMany: false),
+            new: mentoring(manyToMany: true), seed: seedMentoring(["mentor": [0]], on: [1, 2]), safety: .rewrite, codes: ["move-links", "add-relationship"],
+            check: (
+                #"SELECT "m"."name", "e"."name" FROM "person_mentees" AS "j" JOIN "person" AS "m" ON "m"."_pk" = "j"."person_pk" JOIN "person" AS "e" ON "e"."_pk" = "j"."mentees_pk" ORDER BY "e"."_pk""#,
+                [["Ada", "Bob"], ["Ada", "Cy"]]
+            )),
+        Case(
+            name: "a self-relationship from many-to-many to one-to-many keeps its links", old: mentoring(manyToMany: true), new: mentoring(manyToMany: false),
+            seed: seedMentoring(["mentees": [1, 2]], on: [0]), safety: .dataDependent, codes: ["move-links"],
+            check: (#"SELECT "name", "mentor_pk" FROM "person" ORDER BY "_pk""#, [["Ada", nil], ["Bob", "1"], ["Cy", "1"]])),
         Case(
             name: "merging two hierarchies is refused", old: owners(),
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n"

@@ -210,11 +210,26 @@ public struct MigrationPlanner: Sendable {
     /// identity of the table each one's values point into, and the relationship's identities.
     private struct LinkStorage {
         var table: String
+        /// The column holding rows of the entity declaring the storage's relationship, then the
+        /// one holding its destinations, each with the identity of the table it points into.
         var columns: [(name: String, points: String)]
         var relationships: Set<String>
         /// The step that reports the old storage dropped, or the new column added.
         var subject: String
         var isJoinTable: Bool
+        /// The identities of the storage's relationship and of its inverse (which way its columns
+        /// run, for a self-relationship whose columns point into one table).
+        var forward: String?
+        var backward: String?
+
+        /// Whether `other`'s columns run the same way as these (nil: cannot tell).
+        func runsLike(_ other: LinkStorage) -> Bool? {
+            if let forward, forward == other.forward { return true }
+            if let backward, backward == other.backward { return true }
+            if let forward, forward == other.backward { return false }
+            if let backward, backward == other.forward { return false }
+            return nil
+        }
     }
 
     /// A relationship whose links change storage keeps them: a to-one becoming many-to-many
@@ -249,19 +264,27 @@ public struct MigrationPlanner: Sendable {
         var used: Set<String> = []
         for target in added {
             let pointsTo = Set(target.columns.map(\.points))
-            guard pointsTo.count == 2,
+            guard target.columns.count == 2,
                 let source = dropped.first(where: { source in
                     !used.contains(source.subject) && !(source.isJoinTable && target.isJoinTable)
                         && !source.relationships.isDisjoint(with: target.relationships) && Set(source.columns.map(\.points)) == pointsTo
+                        && (pointsTo.count == 2 || source.runsLike(target) != nil)
                 }),
                 let index = plan.steps.firstIndex(where: { $0.code == "drop-relationship" && $0.subject == source.subject })
             else { continue }
             used.insert(source.subject)
             // The target's first column holds rows; its second the keys (for a key column: the
-            // table's own `_pk` and the key).
-            let rowSide = target.columns[0].points, keySide = target.columns[1].points
-            let rowColumn = source.columns.first { $0.points == rowSide }!.name
-            let keyColumn = source.columns.first { $0.points == keySide }!.name
+            // table's own `_pk` and the key). Columns are matched by the table they point into,
+            // or for a self-relationship by which way the relationship runs.
+            let rowColumn: String, keyColumn: String
+            if pointsTo.count == 2 {
+                rowColumn = source.columns.first { $0.points == target.columns[0].points }!.name
+                keyColumn = source.columns.first { $0.points == target.columns[1].points }!.name
+            } else {
+                let same = source.runsLike(target)!
+                rowColumn = source.columns[same ? 0 : 1].name
+                keyColumn = source.columns[same ? 1 : 0].name
+            }
             let copy = MigrationPlan.LinkCopy(
                 table: source.table, rowColumn: rowColumn, keyColumn: keyColumn,
                 target: target.isJoinTable
@@ -279,13 +302,23 @@ public struct MigrationPlanner: Sendable {
         }
     }
 
-    /// A join table's links (self-relationships, whose columns point into one table, are left out).
+    /// A join table's links; its owner column (named after the entity declaring the relationship)
+    /// first.
     private static func joinStorage(_ table: Table, _ ids: SchemaIdentities) -> LinkStorage {
-        let columns = table.foreignKeys.compactMap { key in
+        var columns = table.foreignKeys.compactMap { key in
             key.columns.count == 1 ? (name: key.columns[0], points: ids.tables[key.referencedTable] ?? key.referencedTable) : nil
         }
         let relationships = table.columns.compactMap(\.source).reduce(into: Set<String>()) { $0.formUnion(ids.relationshipAndInverse($1)) }
-        return LinkStorage(table: table.name, columns: columns, relationships: relationships, subject: table.name, isJoinTable: true)
+        var storage = LinkStorage(table: table.name, columns: columns, relationships: relationships, subject: table.name, isJoinTable: true)
+        let sources = Set(table.columns.filter { $0.role == .join }.compactMap(\.source))
+        guard sources.count == 1, let source = sources.first, columns.count == 2 else { return storage }
+        let owner = SQLNaming.fitted(SQLNaming.snakeCase(String(source.prefix { $0 != "." })) + "_pk")
+        guard columns.filter({ $0.name == owner }).count == 1 else { return storage }
+        if columns[1].name == owner { columns.swapAt(0, 1) }
+        storage.columns = columns
+        storage.forward = ids.sourceIdentity(source)
+        storage.backward = ids.inverseIdentity(source)
+        return storage
     }
 
     /// An entity table's key column's links: the row's `_pk` and the key.
@@ -295,7 +328,8 @@ public struct MigrationPlanner: Sendable {
         else { return nil }
         return LinkStorage(
             table: table.name, columns: [("_pk", own), (column.name, ids.tables[key.referencedTable] ?? key.referencedTable)],
-            relationships: ids.relationshipAndInverse(source), subject: "\(table.name).\(column.name)", isJoinTable: false)
+            relationships: ids.relationshipAndInverse(source), subject: "\(table.name).\(column.name)", isJoinTable: false,
+            forward: ids.sourceIdentity(source), backward: ids.inverseIdentity(source))
     }
 
     // MARK: - Tables

@@ -57,6 +57,9 @@ struct SchemaIdentities {
         return result
     }
 
+    /// The identity of the inverse of the relationship `source` (`Entity.relationship`), if it has one.
+    func inverseIdentity(_ source: String) -> String? { inverses[source].map(sourceIdentity) }
+
     /// The renaming identifier of the entity `name`.
     func entity(_ name: String) -> String { entities[name] ?? name }
 
