@@ -85,6 +85,7 @@ import Testing
         #expect(rows == check.rows.map { $0.map { $0 ?? "∅" } }, "\(rows)")
         let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
         #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
+        #expect(MigrationPlanner().plan(from: newModel, newSchema, to: newModel, newSchema).isEmpty)
         try Self.injectFailures(cluster, base: base, setup: setup, statements: statements, before: before)
         _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(base)) CASCADE;")
     }
