@@ -18,9 +18,9 @@ extension ObjectContext {
         let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
         let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition) }
         let windowInSQL = compiled?.residue == nil && !pending
-        let ownRowsOnly = entity.fetchedEntityIDs == [entity.entityID]
+        let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
         var sql =
-            "SELECT \(ownRowsOnly ? entity.selectColumnsOwnRowsSQL : entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
+            "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
             + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
         if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
         sql += " ORDER BY " + (request.sortDescriptors.map(\.sql) + ["\"_pk\""]).joined(separator: ", ")

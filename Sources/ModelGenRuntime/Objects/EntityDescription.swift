@@ -57,9 +57,9 @@ public final class EntityDescription: Sendable {
     public let objectType: ManagedObject.Type?
 
     let selectColumnsSQL: String
-    /// The same columns with `NULL` for `_entity`, for a fetch whose rows can only be of this
-    /// entity (it has no sub-entities): one column fewer for SQLite to decode per row.
-    let selectColumnsOwnRowsSQL: String
+    /// The same columns with `NULL` for `_entity`, when a fetch's rows can only be of this entity
+    /// (it has no sub-entities; else nil): one column fewer for SQLite to decode per row.
+    let selectColumnsOwnRowsSQL: String?
     let insertSQL: String
     let deleteSQL: String
     let fetchAllSQL: String
@@ -93,7 +93,8 @@ public final class EntityDescription: Sendable {
         self.objectType = objectType
         let quotedTable = Self.quoted(table)
         selectColumnsSQL = (["_pk", "_entity", "_version"] + columns).map(Self.quoted).joined(separator: ", ")
-        selectColumnsOwnRowsSQL = (["\"_pk\"", "NULL", "\"_version\""] + columns.map(Self.quoted)).joined(separator: ", ")
+        selectColumnsOwnRowsSQL =
+            self.fetchedEntityIDs == [entityID] ? (["\"_pk\"", "NULL", "\"_version\""] + columns.map(Self.quoted)).joined(separator: ", ") : nil
         let foreignKeys = relationships.compactMap(\.foreignKeyColumn)
         attributeColumns = attributes.map { Self.quoted($0.column) }
         let written = attributeColumns + foreignKeys.map(Self.quoted)

@@ -108,6 +108,12 @@ enum RuntimeSeeder {
             for entity in concrete {
                 made[entity.entityID] = (0..<rows).map { _ in context.insert(entity.objectType!) }
             }
+            // The objects a relationship may lead to: of its destination or any sub-entity, in a
+            // fixed order.
+            var candidates: [Int32: [ManagedObject]] = [:]
+            for entity in runtimeModel.entities {
+                candidates[entity.entityID] = concrete.filter { entity.fetchedEntityIDs.contains($0.entityID) }.flatMap { made[$0.entityID]! }
+            }
             // Values are numbered across all objects: entities of one hierarchy share columns,
             // and uniqueness constraints.
             var number = 0
@@ -118,12 +124,7 @@ enum RuntimeSeeder {
                         try object.setValue(genericValue(attribute, row: number), forKey: attribute.name)
                     }
                     for relationship in entity.relationships {
-                        // Objects of the destination or any of its sub-entities, in a fixed order.
-                        let candidates = concrete.filter { destination in
-                            destination.entityID == relationship.destinationEntityID
-                                || runtimeModel.entities.first { $0.entityID == relationship.destinationEntityID }!.fetchedEntityIDs.contains(destination.entityID)
-                        }.flatMap { made[$0.entityID]! }
-                        guard !candidates.isEmpty else { continue }
+                        guard let candidates = candidates[relationship.destinationEntityID], !candidates.isEmpty else { continue }
                         let target = candidates[row % candidates.count]
                         if relationship.isToMany {
                             let count = max(1, relationship.minCount ?? 1)

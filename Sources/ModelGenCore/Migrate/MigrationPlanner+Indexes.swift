@@ -1,0 +1,72 @@
+/// Plan: indexes dropped and added, and the preflight of each new unique index.
+extension MigrationPlanner {
+    func planIndexes(_ plan: inout MigrationPlan) {
+        // Old indexes as they would read under the new table names.
+        var tableNames: [String: String] = [:]
+        for case .alter(let old, let new, _, _, _) in plan.tables { tableNames[old.name] = new.name }
+        let dropped = Set(plan.tables.compactMap { if case .drop(let table) = $0 { table.name } else { nil } })
+        let old = plan.oldSchema.indexes.filter { !dropped.contains($0.table) }.map { index in
+            var copy = index
+            copy.table = tableNames[index.table] ?? index.table
+            return copy
+        }
+        for index in old where !plan.newSchema.indexes.contains(index) {
+            plan.steps.append(.init(code: "drop-index", safety: .safe, subject: index.name, message: "index \(index.name) is dropped"))
+        }
+        let created = Set(plan.tables.compactMap { if case .create(let table) = $0 { table.name } else { nil } })
+        for index in plan.newSchema.indexes where !old.contains(index) && !created.contains(index.table) {
+            guard index.isUnique else {
+                plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new index \(index.name)"))
+                continue
+            }
+            let alteration = plan.tables.lazy.compactMap { change -> (String, [String: MigrationPlan.ColumnSource])? in
+                if case .alter(let old, let new, let sources, _, _) = change, new.name == index.table { return (old.name, sources) }
+                return nil
+            }.first
+            let source = alteration?.0 ?? index.table
+            let sources = alteration?.1 ?? [:]
+            guard let preflight = Self.duplicates(index, in: source, sources, .sqlite),
+                let postgresPreflight = Self.duplicates(index, in: source, sources, .postgres)
+            else {
+                // A new column starts NULL (or takes moved links, whose step checks them): no collision.
+                plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new unique index \(index.name) on a new column"))
+                continue
+            }
+            plan.steps.append(
+                .init(
+                    code: "add-uniqueness-constraint", safety: .dataDependent, subject: index.name,
+                    message: "new unique index \(index.name); duplicates stop the migration", preflight: preflight,
+                    postgresPreflight: postgresPreflight))
+        }
+    }
+
+    /// The query counting the rows of the old table `table` that would collide under the new
+    /// unique `index` (rows with a NULL part never do), with the values each part will take;
+    /// nil when a part is a new column without values.
+    static func duplicates(
+        _ index: Index, in table: String, _ sources: [String: MigrationPlan.ColumnSource], _ dialect: SQLDialect
+    ) -> String? {
+        var columns: [String] = []
+        for part in index.parts {
+            switch sources[part.column] {
+            case nil: columns.append(SQLNaming.quoted(part.column))
+            case .column(let name)?, .converted(let name)?, .renumbered(let name, _)?: columns.append(SQLNaming.quoted(name))
+            case .coalesced(let name, let value)?: columns.append("coalesce(\(SQLNaming.quoted(name)), \(dialect.literal(value)))")
+            case .value(let value)?: columns.append(dialect.literal(value))
+            case .nothing?: return nil
+            }
+        }
+        var filter = columns.map { "\($0) IS NOT NULL" }
+        if var entityIDs = index.entityIDs {
+            // The rows' entity numbers before any renumbering.
+            if case .renumbered(_, let numbers)? = sources["_entity"] {
+                let wanted = Set(entityIDs)
+                entityIDs = numbers.filter { wanted.contains($0.value) }.map(\.key).sorted()
+            }
+            if entityIDs.isEmpty { return "SELECT 0" }  // no stored rows of those entities
+            filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")")
+        }
+        return "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(table)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
+            + columns.joined(separator: ", ") + " HAVING count(*) > 1) AS \"duplicates\""
+    }
+}
