@@ -104,42 +104,67 @@ extension ObjectContext {
         _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil, ownRowsOnly: Bool = false
     ) throws(DatabaseError) -> [ManagedObject] {
         try store.withConnection { connection throws(DatabaseError) in
-            // A local array, not one captured from outside the closure: appending to a captured
-            // variable pays a dynamic exclusivity check per row.
-            var objects: [ManagedObject] = []
+            // A local buffer, not an array captured from outside the closure: appending to a
+            // captured variable pays a dynamic exclusivity check per row.
+            var objects = ObjectBuffer()
             let statement = try connection.cachedStatement(sql)
             for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
             let checkRegistered = !registered.isEmpty
+            // The query's own entity is decided once, not per row: its class, its entity number
+            // and whether its rows carry foreign keys.
             let ownType = entity.objectType ?? type
+            let ownEntityID = entity.entityID
+            let ownHasForeignKeys = entity.hasForeignKeys
+            // The context goes into each object unretained (objects do not keep it alive).
+            let contextReference = Unmanaged.passUnretained(self)
             var previousRow = Int64.min
             var ascending = true
             while try statement.step() {
-                let id = ObjectID(entityID: ownRowsOnly ? entity.entityID : Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
-                if checkRegistered, let existing = registered[id] {
-                    if !existing.isListedAsDeleted { objects.append(existing) }
-                    continue
-                }
-                let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
-                guard let objectType = id.entityID == entity.entityID ? ownType : rowEntity.objectType else {
-                    throw DatabaseError(.misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)", entity: entity.name)
-                }
-                let object = objectType.init()
-                object.objectID = id
-                object.version = statement.int64(2)
-                object.context = self
-                object.read(from: statement, startingAt: 3)
-                if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
+                let entityID = ownRowsOnly ? ownEntityID : Int32(truncatingIfNeeded: statement.int64(1))
+                let id = ObjectID(entityID: entityID, rowID: statement.int64(0))
                 if checkRegistered {
-                    registered[id] = object
+                    if let existing = registered[id] {
+                        if !existing.isListedAsDeleted { objects.append(existing) }
+                        continue
+                    }
                 } else {
                     ascending = ascending && id.rowID > previousRow
                     previousRow = id.rowID
                 }
-                objects.append(object)
+                if entityID == ownEntityID, let ownType {
+                    // The fast path: the object's +1 from `init` moves into the buffer.
+                    let object = ownType.init()
+                    object.adopt(id: id, version: statement.int64(2), context: contextReference)
+                    object.read(from: statement, startingAt: 3)
+                    if ownHasForeignKeys { Self.readForeignKeys(object, entity, statement) }
+                    if checkRegistered { registered[id] = object }
+                    objects.append(object)
+                } else {
+                    let object = try makeObject(id, of: entity, from: statement, context: contextReference)
+                    if checkRegistered { registered[id] = object }
+                    objects.append(object)
+                }
             }
             // Into an empty map the whole result goes at once.
-            if !checkRegistered { registered.register(fetched: objects, ascending: ascending) }
-            return objects
+            let result = objects.finish()
+            if !checkRegistered { registered.register(fetched: result, ascending: ascending) }
+            return result
         }
+    }
+
+    /// An object for a row of a sub-entity of `entity` (or of `entity` itself when it has no class
+    /// of its own), off the fast path of `materializeRows`.
+    private func makeObject(
+        _ id: ObjectID, of entity: EntityDescription, from statement: Statement, context: Unmanaged<ObjectContext>
+    ) throws(DatabaseError) -> ManagedObject {
+        let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
+        guard let objectType = rowEntity.objectType else {
+            throw DatabaseError(.misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)", entity: entity.name)
+        }
+        let object = objectType.init()
+        object.adopt(id: id, version: statement.int64(2), context: context)
+        object.read(from: statement, startingAt: 3)
+        if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
+        return object
     }
 }

@@ -5,7 +5,10 @@ import Foundation
 ///
 /// Values only ever reach SQLite as bound parameters, never as SQL text.
 public final class Statement {
-    private let statement: OpaquePointer
+    // Reachable from inlined code: generated `read(from:startingAt:)` calls the column readers
+    // below once per column of every fetched row, and a call into this module per column was
+    // measurable there.
+    @usableFromInline let statement: OpaquePointer
     private unowned let connection: Connection
     public let sql: String
 
@@ -74,11 +77,11 @@ public final class Statement {
     // MARK: - Columns
 
     public var columnCount: Int32 { sqlite3_column_count(statement) }
-    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-    public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+    @inlinable public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    @inlinable public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    @inlinable public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
 
-    public func string(_ column: Int32) -> String {
+    @inlinable public func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(statement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)

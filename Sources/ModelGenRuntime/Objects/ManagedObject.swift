@@ -87,6 +87,15 @@ open class ManagedObject: Hashable {
         case toMany(LinkList)
     }
 
+    /// Makes a new object the one of a fetched row: its identity, its `_version` and its context
+    /// (held unretained, as `context` holds it).
+    @inline(__always)
+    final func adopt(id: ObjectID, version: Int64, context: Unmanaged<ObjectContext>) {
+        objectID = id
+        self.version = version
+        contextReference = context
+    }
+
     /// The row this object has (or, during a save, will have).
     var rowForSave: Int64 { objectID.isTemporary ? pendingRow : objectID.rowID }
 
