@@ -66,11 +66,8 @@ enum GenerateBenchmark {
         model.modelName = "Synthetic"
         let options = SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld")
         do {
-            let snapshot = SchemaSnapshot.make(schema)
-            let sqlite = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
-            let postgres = SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot)
-            let swift = try SwiftGenerator(options: options).generate(model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite)
-            return swift.count + (sqlite.isEmpty ? 0 : 1) + (postgres.isEmpty ? 0 : 1)
+            let output = try SwiftGenerator(options: options).generateAll(model: model, schema: schema, includePostgres: true)
+            return output.swiftFiles.count + (output.sqliteDDL.isEmpty ? 0 : 1) + (output.postgresDDL?.isEmpty == false ? 1 : 0)
         } catch {
             fatalError("the built-in templates do not compile: \(error)")
         }

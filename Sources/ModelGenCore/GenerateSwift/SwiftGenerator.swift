@@ -12,6 +12,15 @@ public struct GeneratedFile: Sendable, Equatable {
     }
 }
 
+/// Everything `modelgen generate` writes for a model.
+public struct GenerationOutput: Sendable {
+    /// The entity files in model order, then the model file (or the one file of `singleFile`).
+    public var swiftFiles: [GeneratedFile]
+    public var sqliteDDL: String
+    /// `nil` unless asked for.
+    public var postgresDDL: String?
+}
+
 /// Renders the Swift code of a model from templates: one file per entity and one for the model's
 /// metadata. The built-in templates are embedded in the binary; any of them can be replaced by a
 /// file of the same name (`entity.mustache`, …) in `templatesDirectory`.
@@ -64,36 +73,75 @@ public struct SwiftGenerator: Sendable {
         model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil,
         migrations: [StoreMigration] = []
     ) throws(SwiftGenerationError) -> [GeneratedFile] {
+        try generateAll(model: model, schema: schema, migrations: migrations, includePostgres: false, snapshot: snapshot, sqliteDDL: sqliteDDL)
+            .swiftFiles
+    }
+
+    /// Everything `modelgen generate` writes: the Swift files, the SQLite DDL (which the model file
+    /// embeds) and, when `includePostgres`, the PostgreSQL DDL.
+    ///
+    /// The work is spread over the machine's cores: one job computes the snapshot, the DDL and
+    /// the model file, the others render runs of entity files. Results are put together in model
+    /// order, so the output does not depend on how the jobs were scheduled.
+    /// - Throws: the first template error in file order (entity files, then the model file).
+    public func generateAll(
+        model: ObjectModel, schema: RelationalSchema, migrations: [StoreMigration] = [], includePostgres: Bool,
+        snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil
+    ) throws(SwiftGenerationError) -> GenerationOutput {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let compiled = try compileAll()
         let entityTemplate = compiled["entity"]!
         let modelTemplate = compiled["model"]!
-        let partials = MustachePartials(templates)
-        var files: [GeneratedFile] = []
-        for index in builder.generatedEntities {
-            let contents: String
-            do {
-                contents = try entityTemplate.renderChecked(builder.entityContext(index), partials: partials, escapingHTML: false)
-            } catch {
-                throw SwiftGenerationError(template: "entity", error: error)
+        let entities = builder.generatedEntities
+        // About eight runs per core: small enough to even out, large enough that each job's own
+        // partials cache pays for itself.
+        let runLength = max(16, (entities.count + 15) / 16)
+        let runs = stride(from: 0, to: entities.count, by: runLength).map { entities[$0..<min($0 + runLength, entities.count)] }
+        let templates = templates
+        let results = Parallel.map(runs.count + 1) { job -> Job in
+            // The partials cache is filled while rendering: one per job, never shared.
+            let partials = MustachePartials(templates)
+            if job == 0 {
+                let snapshot = snapshot ?? SchemaSnapshot.make(schema)
+                let sqlite = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
+                let postgres = includePostgres ? SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot) : nil
+                let context = builder.modelContext(sqliteDDL: sqlite, schemaHash: snapshot.hash, migrations: migrations)
+                do throws(MustacheError) {
+                    let contents = try modelTemplate.renderChecked(context, partials: partials, escapingHTML: false)
+                    return .model(.success(GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents)), sqlite, postgres)
+                } catch {
+                    return .model(.failure(SwiftGenerationError(template: "model", error: error)), sqlite, postgres)
+                }
             }
-            files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
+            var files: [GeneratedFile] = []
+            files.reserveCapacity(runs[job - 1].count)
+            for index in runs[job - 1] {
+                do throws(MustacheError) {
+                    let contents = try entityTemplate.renderChecked(builder.entityContext(index), partials: partials, escapingHTML: false)
+                    files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
+                } catch {
+                    return .entities(.failure(SwiftGenerationError(template: "entity", error: error)))
+                }
+            }
+            return .entities(.success(files))
         }
-        let snapshot = snapshot ?? SchemaSnapshot.make(schema)
-        let ddl = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
-        let contents: String
-        do {
-            contents = try modelTemplate.renderChecked(
-                builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash, migrations: migrations), partials: partials, escapingHTML: false)
-        } catch {
-            throw SwiftGenerationError(template: "model", error: error)
-        }
-        let modelFile = GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents)
+        var files: [GeneratedFile] = []
+        files.reserveCapacity(entities.count + 1)
+        for case .entities(let result) in results.dropFirst() { files += try result.get() }
+        guard case .model(let modelResult, let sqlite, let postgres) = results[0] else { preconditionFailure("job 0 renders the model file") }
+        let modelFile = try modelResult.get()
         if let single = options.singleFile {
-            return [GeneratedFile(name: single, contents: ([modelFile] + files).map(\.contents).joined())]
+            files = [GeneratedFile(name: single, contents: ([modelFile] + files).map(\.contents).joined())]
+        } else {
+            files.append(modelFile)
         }
-        files.append(modelFile)
-        return files
+        return GenerationOutput(swiftFiles: files, sqliteDDL: sqlite, postgresDDL: postgres)
+    }
+
+    /// What one job of `generateAll` produced.
+    private enum Job: Sendable {
+        case model(Result<GeneratedFile, SwiftGenerationError>, String, String?)
+        case entities(Result<[GeneratedFile], SwiftGenerationError>)
     }
 
     /// Every template compiled once, so one that does not compile is reported by name before

@@ -68,20 +68,20 @@ struct GenerateCommand: Command {
             let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
             !engine.hasErrors
         {
-            let snapshot = SchemaSnapshot.make(schema)
-            let sqlite = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
             let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: arguments.options["--configuration"])
+            let wantsSQL = arguments.has("--sql")
             do {
-                files = try SwiftGenerator(options: options, templates: overrides).generate(
-                    model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite, migrations: migrations)
+                let generated = try SwiftGenerator(options: options, templates: overrides).generateAll(
+                    model: model, schema: schema, migrations: migrations, includePostgres: wantsSQL)
+                files = generated.swiftFiles
+                if wantsSQL, let postgres = generated.postgresDDL {
+                    let base = SwiftNamesForCLI.fileBase(model.modelName ?? "Model")
+                    files.append(GeneratedFile(name: base + ".sqlite.sql", contents: generated.sqliteDDL))
+                    files.append(GeneratedFile(name: base + ".postgres.sql", contents: postgres))
+                }
             } catch {
                 output.printError("modelgen: error: \(error)")
                 return .modelErrors
-            }
-            if arguments.has("--sql") {
-                let base = SwiftNamesForCLI.fileBase(model.modelName ?? "Model")
-                files.append(GeneratedFile(name: base + ".sqlite.sql", contents: sqlite))
-                files.append(GeneratedFile(name: base + ".postgres.sql", contents: SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot)))
             }
         }
         if output.printDiagnostics(engine) { return .modelErrors }
