@@ -50,9 +50,14 @@ public struct MustacheTemplate: Sendable {
 
     /// Renders like `render`, but throws when a bound cut the output short (a partial that keeps
     /// including itself, or data that makes the output explode).
-    public func renderChecked(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) throws(MustacheError) -> String {
+    /// `reservingCapacity`: the expected size of the output in bytes (growing a large output step
+    /// by step copies it several times).
+    public func renderChecked(
+        _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
+    ) throws(MustacheError) -> String {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output = ""
+        output.reserveCapacity(capacity)
         renderer.render(nodes, stack: [context], into: &output)
         if renderer.limitReached {
             throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)

@@ -115,9 +115,13 @@ public struct SwiftGenerator: Sendable {
             }
             var files: [GeneratedFile] = []
             files.reserveCapacity(runs[job - 1].count)
+            // Entities of one model have files of similar size: each starts with room for the last.
+            var expectedSize = 4_096
             for index in runs[job - 1] {
                 do throws(MustacheError) {
-                    let contents = try entityTemplate.renderChecked(builder.entityContext(index), partials: partials, escapingHTML: false)
+                    let contents = try entityTemplate.renderChecked(
+                        builder.entityContext(index), partials: partials, escapingHTML: false, reservingCapacity: expectedSize + expectedSize / 8)
+                    expectedSize = contents.utf8.count
                     files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
                 } catch {
                     return .entities(.failure(SwiftGenerationError(template: "entity", error: error)))
@@ -176,7 +180,7 @@ extension DumpValue {
         case .number(let number): number.rounded() == number && abs(number) < 1e15 ? .integer(Int64(number)) : .double(number)
         case .string(let text): .string(text)
         case .list(let items): .array(items.map(from))
-        case .object(let members): .object(members.sorted { $0.key < $1.key }.map { ($0.key, from($0.value)) })
+        case .object(let object): .object(object.uniqueMembers.sorted { $0.key < $1.key }.map { ($0.key, from($0.value)) })
         }
     }
 }

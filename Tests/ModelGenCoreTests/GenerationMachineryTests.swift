@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import ModelGenCore
+import Mustache
+
+/// The pieces that make generation fast without changing its output: context objects kept as
+/// ordered pairs, and jobs spread over cores with results in job order.
+@Suite struct GenerationMachineryTests {
+    @Test func laterMembersOfAContextObjectWinAsInADictionaryLiteral() throws {
+        let object: MustacheObject = ["name": "first", "other": 1, "name": "second"]
+        #expect(object["name"] == .string("second"))
+        #expect(object["other"] == .number(1))
+        #expect(object["missing"] == nil)
+        #expect(object.uniqueMembers.map(\.key) == ["name", "other"])
+        let rendered = try MustacheTemplate("{{name}}/{{other}}").renderChecked(.object(object), partials: MustachePartials([:]))
+        #expect(rendered == "second/1")
+    }
+
+    @Test func settingAMemberReplacesEveryEarlierOne() {
+        var object: MustacheObject = ["a": 1, "b": 2, "a": 3]
+        object["a"] = "x"
+        #expect(object.members.count == 2)
+        #expect(object["a"] == .string("x"))
+        object["b"] = nil
+        #expect(object["b"] == nil)
+        #expect(object.members.count == 1)
+    }
+
+    @Test func contextObjectsAreEqualWhateverTheOrderOfTheirMembers() {
+        let one: MustacheValue = ["a": 1, "b": ["c": true]]
+        let other: MustacheValue = ["b": ["c": true], "a": 1]
+        #expect(one == other)
+        #expect(one != ["a": 1, "b": ["c": false]])
+        #expect(one != ["a": 1])
+        #expect(MustacheValue.object(["a": 1, "a": 2]) == ["a": 2])
+    }
+
+    @Test func reservingCapacityDoesNotChangeWhatRenders() throws {
+        let template = try MustacheTemplate("{{#items}}<{{.}}>{{/items}}")
+        let context: MustacheValue = ["items": ["x", "y", "z"]]
+        let plain = try template.renderChecked(context, partials: MustachePartials([:]))
+        let reserved = try template.renderChecked(context, partials: MustachePartials([:]), reservingCapacity: 1 << 16)
+        #expect(plain == "<x><y><z>")
+        #expect(reserved == plain)
+    }
+
+    @Test(arguments: [0, 1, 2, 7, 300])
+    func parallelJobsReturnTheirResultsInJobOrder(count: Int) {
+        let results = Parallel.map(count) { index -> String in
+            // Uneven work, so jobs finish out of order when they run on several cores.
+            var text = ""
+            for step in 0..<((count - index) * 50) { text = String(step &* index % 97) }
+            return "\(index):\(text.isEmpty ? "-" : "+")"
+        }
+        #expect(results.count == count)
+        #expect(results.map { Int($0.split(separator: ":")[0])! } == Array(0..<count))
+    }
+
+    @Test func generateAllGivesTheSameFilesEveryRunInModelOrderWithTheEmittersSQL() throws {
+        let bytes = Array(Self.model(entities: 120).utf8)
+        let engine = DiagnosticEngine()
+        var model = try #require(FrontEnd().run(SourceFile(path: "Many.xcdatamodel/contents", bytes: bytes), diagnostics: engine))
+        model.modelName = "Many"
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        #expect(!engine.hasErrors)
+        let generator = SwiftGenerator(options: SwiftGenerationOptions(access: .public, sourceName: "Many.xcdatamodeld"))
+        let first = try generator.generateAll(model: model, schema: schema, includePostgres: true)
+        let second = try generator.generateAll(model: model, schema: schema, includePostgres: true)
+        #expect(first.swiftFiles == second.swiftFiles)
+        #expect(first.swiftFiles.count == 121)
+        #expect(first.swiftFiles.dropLast().map(\.name) == (0..<120).map { "Thing\($0).swift" })
+        #expect(first.swiftFiles.last?.name == "ManyModel.swift")
+        // The same files as generating without PostgreSQL, and the SQL as the emitter writes it.
+        #expect(try generator.generate(model: model, schema: schema) == first.swiftFiles)
+        let snapshot = SchemaSnapshot.make(schema)
+        #expect(first.sqliteDDL == SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot))
+        #expect(first.postgresDDL == SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot))
+    }
+
+    /// A model of `entities` entities, each pointing at the next.
+    static func model(entities: Int) -> String {
+        var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+        for index in 0..<entities {
+            let next = (index + 1) % entities
+            text += #"<entity name="Thing\#(index)" representedClassName="Thing\#(index)" codeGenerationType="class">"#
+            text += #"<attribute name="title" optional="YES" attributeType="String"/>"#
+            text += #"<attribute name="count" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#
+            text += #"<relationship name="next" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Thing\#(next)" inverseName="previous" inverseEntity="Thing\#(next)"/>"#
+            let previous = (index + entities - 1) % entities
+            text += #"<relationship name="previous" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Thing\#(previous)" inverseName="next" inverseEntity="Thing\#(previous)"/>"#
+            text += "</entity>"
+        }
+        return text + "</model>"
+    }
+}
