@@ -49,10 +49,11 @@ extension LayoutBuilder {
     /// name), sorts columns, names checks, and de-duplicates indexes.
     func finish() -> RelationalSchema {
         let finished = tables.map { planned -> Table in
-            let bookkeeping = planned.columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }
-            let rest = planned.columns.dropFirst(bookkeeping.count).sorted { $0.column.name < $1.column.name }
+            let bookkeeping = planned.columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }.count
+            // The other columns by name: positions are sorted, not the (large) planned columns.
+            let rest = (bookkeeping..<planned.columns.count).sorted { planned.columns[$0].column.name < planned.columns[$1].column.name }
             return Table(
-                name: planned.name, kind: planned.kind, columns: (bookkeeping + rest).map(\.column),
+                name: planned.name, kind: planned.kind, columns: (Array(0..<bookkeeping) + rest).map { planned.columns[$0].column },
                 primaryKey: planned.primaryKey, foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
                 checks: Self.namedChecks(planned.checks, table: planned.name))
         }
