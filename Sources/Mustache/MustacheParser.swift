@@ -176,7 +176,7 @@ struct MustacheParser {
         for (position, piece) in pieces.enumerated() {
             switch piece {
             case .text(let range):
-                if !range.isEmpty { stack[stack.count - 1].nodes.append(.text(String(decoding: bytes[range], as: UTF8.self))) }
+                if !range.isEmpty { stack[stack.count - 1].nodes.append(.text(Array(bytes[range]))) }
             case .tag(let tag):
                 switch tag.kind {
                 case .comment, .delimiters:

@@ -19,13 +19,15 @@ struct MustacheRenderer {
         self.escapingHTML = escapingHTML
     }
 
-    mutating func render(_ nodes: [MustacheTemplate.Node], stack: [MustacheValue], into output: inout String) {
+    mutating func render(_ nodes: [MustacheTemplate.Node], stack: [MustacheValue], into output: inout [UInt8]) {
         var stack = stack
         render(nodes, stack: &stack, into: &output)
     }
 
-    /// Renders with `stack` pushed and popped in place (no copy per section item).
-    mutating func render(_ nodes: [MustacheTemplate.Node], stack: inout [MustacheValue], into output: inout String) {
+    /// Renders with `stack` pushed and popped in place (no copy per section item), appending UTF-8
+    /// to `output` (bytes, not a `String`: appending to a string checks and tracks more per call,
+    /// and a file is thousands of appends).
+    mutating func render(_ nodes: [MustacheTemplate.Node], stack: inout [MustacheValue], into output: inout [UInt8]) {
         for node in nodes {
             guard nodesLeft > 0 else {
                 limitReached = true
@@ -33,13 +35,18 @@ struct MustacheRenderer {
             }
             nodesLeft -= 1
             switch node {
-            case .text(let text):
-                output += text
+            case .text(let bytes):
+                output.append(contentsOf: bytes)
             case .variable(let path, let escaped):
                 // A lookup walks the context stack: charge its depth to the work bound.
                 nodesLeft -= stack.count
-                let text = Self.lookup(path, in: stack).text
-                output += escaped && escapingHTML ? Self.escapeHTML(text) : text
+                let value = Self.lookup(path, in: stack)
+                if case .string(let text) = value, !(escaped && escapingHTML) {
+                    output.append(contentsOf: text.utf8)
+                } else {
+                    let text = value.text
+                    output.append(contentsOf: (escaped && escapingHTML ? Self.escapeHTML(text) : text).utf8)
+                }
             case .section(let path, let children, let inverted):
                 nodesLeft -= stack.count
                 let value = Self.lookup(path, in: stack)

@@ -16,7 +16,8 @@ public struct MustacheError: Error, Equatable, Sendable, CustomStringConvertible
 /// ```
 public struct MustacheTemplate: Sendable {
     indirect enum Node: Sendable {
-        case text(String)
+        /// Literal text, as the UTF-8 bytes rendering copies out.
+        case text([UInt8])
         case variable(path: [String], escaped: Bool)
         case section(path: [String], nodes: [Node], inverted: Bool)
         case partial(name: String, indentation: String)
@@ -43,9 +44,9 @@ public struct MustacheTemplate: Sendable {
     /// rest is left out — `renderChecked` reports that instead.
     public func render(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) -> String {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
-        var output = ""
+        var output: [UInt8] = []
         renderer.render(nodes, stack: [context], into: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Renders like `render`, but throws when a bound cut the output short (a partial that keeps
@@ -56,13 +57,13 @@ public struct MustacheTemplate: Sendable {
         _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> String {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
-        var output = ""
+        var output: [UInt8] = []
         output.reserveCapacity(capacity)
         renderer.render(nodes, stack: [context], into: &output)
         if renderer.limitReached {
             throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)
         }
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 }
 

@@ -55,11 +55,18 @@ struct SwiftContextBuilder {
         var modelType = SwiftNames.sanitized(model.modelName ?? model.versionName ?? "Generated") + "Model"
         while takenNames.contains(modelType) { modelType += "_" }
         modelTypeName = modelType
-        for index in model.entities.indices where mappings[model.entities[index].name] != nil {
-            storedAttributes[index] = planAttributes(index)
+        // Each entity is planned on its own (from the model, the schema and the class names), so
+        // runs of entities are planned on all cores.
+        let included = model.entities.indices.filter { mappings[model.entities[$0].name] != nil }
+        let planner = self
+        let runLength = max(64, (included.count + 15) / 16)
+        let runs = stride(from: 0, to: included.count, by: runLength).map { included[$0..<min($0 + runLength, included.count)] }
+        let plans = Parallel.map(runs.count) { run in
+            runs[run].map { index in (index, planner.planAttributes(index), planner.planRelationships(index)) }
         }
-        for index in model.entities.indices where mappings[model.entities[index].name] != nil {
-            relationships[index] = planRelationships(index)
+        for (index, attributes, relationships) in plans.joined() {
+            storedAttributes[index] = attributes
+            self.relationships[index] = relationships
         }
     }
 
