@@ -147,10 +147,13 @@ public indirect enum DumpValue: Equatable, Sendable {
         return value.isFinite ? String(value) : "null"
     }
 
+    /// Whether `text` has a character JSON must escape (a quote, a backslash, a control character).
+    static func needsEscaping(_ text: String) -> Bool {
+        text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+    }
+
     static func quoted(_ text: String) -> String {
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            return "\"" + text + "\""
-        }
+        if !needsEscaping(text) { return "\"" + text + "\"" }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

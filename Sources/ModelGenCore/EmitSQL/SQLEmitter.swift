@@ -145,8 +145,8 @@ public enum SchemaSnapshot {
     }
 
     public static func make(_ schema: RelationalSchema) -> Value {
-        let json = json(schema)
-        return Value(json: json, hash: hash(json))
+        let bytes = SchemaJSONWriter.jsonBytes(schema)
+        return Value(json: String(decoding: bytes, as: UTF8.self), hash: SHA256.hex(bytes))
     }
 
     public static func json(_ schema: RelationalSchema) -> String { SchemaJSONWriter.json(schema) }

@@ -2,33 +2,46 @@
 /// `DumpEncoder` and `DumpValue.compactJSON` gives (keys in declaration order, absent optionals
 /// left out), without building an intermediate tree: the snapshot of a large model is megabytes.
 struct SchemaJSONWriter {
-    private(set) var output = ""
+    /// UTF-8, appended to in small pieces (cheaper on bytes than on a `String`).
+    private(set) var output: [UInt8] = []
 
-    static func json(_ schema: RelationalSchema) -> String {
+    static func json(_ schema: RelationalSchema) -> String { String(decoding: jsonBytes(schema), as: UTF8.self) }
+
+    static func jsonBytes(_ schema: RelationalSchema) -> [UInt8] {
         var writer = SchemaJSONWriter()
-        writer.output.reserveCapacity(schema.tables.count * 2_048)
+        writer.output.reserveCapacity(schema.tables.count * 4_096)
         writer.write(schema)
         return writer.output
     }
 
+    private mutating func emit(_ text: String) { output.append(contentsOf: text.utf8) }
+
     private mutating func key(_ name: String, first: Bool = false) {
-        output += first ? "{\"" : ",\""
-        output += name
-        output += "\":"
+        emit(first ? "{\"" : ",\"")
+        emit(name)
+        emit("\":")
     }
 
-    private mutating func string(_ text: String) { output += DumpValue.quoted(text) }
-    private mutating func integer(_ value: Int64) { output += String(value) }
-    private mutating func bool(_ value: Bool) { output += value ? "true" : "false" }
-    private mutating func double(_ value: Double) { output += DumpValue.number(value) }
+    private mutating func string(_ text: String) {
+        if DumpValue.needsEscaping(text) {
+            emit(DumpValue.quoted(text))
+        } else {
+            output.append(UInt8(ascii: "\""))
+            emit(text)
+            output.append(UInt8(ascii: "\""))
+        }
+    }
+    private mutating func integer(_ value: Int64) { emit(String(value)) }
+    private mutating func bool(_ value: Bool) { emit(value ? "true" : "false") }
+    private mutating func double(_ value: Double) { emit(DumpValue.number(value)) }
 
     private mutating func list<T>(_ items: [T], _ body: (inout SchemaJSONWriter, T) -> Void) {
-        output += "["
+        emit("[")
         for (index, item) in items.enumerated() {
-            if index > 0 { output += "," }
+            if index > 0 { output.append(UInt8(ascii: ",")) }
             body(&self, item)
         }
-        output += "]"
+        emit("]")
     }
 
     private mutating func write(_ schema: RelationalSchema) {
@@ -54,9 +67,9 @@ struct SchemaJSONWriter {
             writer.integer(Int64(mapping.entityID))
             writer.key("isAbstract")
             writer.bool(mapping.isAbstract)
-            writer.output += "}"
+            writer.emit("}")
         }
-        output += "}"
+        emit("}")
     }
 
     private mutating func write(_ table: Table) {
@@ -80,7 +93,7 @@ struct SchemaJSONWriter {
             writer.string(foreignKey.onDelete.rawValue)
             writer.key("isDeferred")
             writer.bool(foreignKey.isDeferred)
-            writer.output += "}"
+            writer.emit("}")
         }
         key("checks")
         list(table.checks) { writer, check in
@@ -88,9 +101,9 @@ struct SchemaJSONWriter {
             writer.string(check.name)
             writer.key("condition")
             writer.write(check.condition)
-            writer.output += "}"
+            writer.emit("}")
         }
-        output += "}"
+        emit("}")
     }
 
     private mutating func write(_ column: Column) {
@@ -110,7 +123,7 @@ struct SchemaJSONWriter {
             key("source")
             string(source)
         }
-        output += "}"
+        emit("}")
     }
 
     private mutating func write(_ value: SQLValue) {
@@ -137,7 +150,7 @@ struct SchemaJSONWriter {
             key("uuid", first: true)
             string(text)
         }
-        output += "}"
+        emit("}")
     }
 
     private mutating func write(_ condition: Check.Condition) {
@@ -190,7 +203,7 @@ struct SchemaJSONWriter {
             key("bytes")
             integer(bytes)
         }
-        output += "}}"
+        emit("}}")
     }
 
     private mutating func write(_ index: Index) {
@@ -204,7 +217,7 @@ struct SchemaJSONWriter {
             writer.string(part.column)
             writer.key("isDescending")
             writer.bool(part.isDescending)
-            writer.output += "}"
+            writer.emit("}")
         }
         key("isUnique")
         bool(index.isUnique)
@@ -212,6 +225,6 @@ struct SchemaJSONWriter {
             key("entityIDs")
             list(entityIDs) { $0.integer($1) }
         }
-        output += "}"
+        emit("}")
     }
 }
