@@ -45,13 +45,12 @@ public final class SourceFile: Sendable {
     /// libxml2 reports the line on which a start tag ends, so a tag spread over several lines is
     /// searched backwards from there.
     public func location(line: Int, attribute name: String) -> SourceLocation {
-        locate(line: line, needle: Array(name.utf8), followedBy: [0x3D], precededBy: Self.whitespace, offset: 0)
+        locate(line: line, needle: Array(name.utf8), followedBy: Self.equalsSign, precededBy: Self.whitespace, offset: 0)
     }
 
     /// The location of the start tag `<name` of the element that libxml2 placed on `line`.
     public func location(line: Int, element name: String) -> SourceLocation {
-        locate(line: line, needle: Array(("<" + name).utf8), followedBy: [0x20, 0x09, 0x0A, 0x0D, 0x2F, 0x3E],
-               precededBy: nil, offset: 0)
+        locate(line: line, needle: Array(("<" + name).utf8), followedBy: Self.tagNameEnd, precededBy: nil, offset: 0)
     }
 
     /// The location of the first occurrence of `text` on `line` (column 1 when absent).
@@ -76,7 +75,12 @@ public final class SourceFile: Sendable {
         return String(decoding: bytes[range], as: UTF8.self)
     }
 
+    // Made once: a set literal at the call would build a set per lookup (one per attribute of a
+    // model, when lowering records where each column comes from).
     private static let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+    private static let equalsSign: Set<UInt8> = [0x3D]
+    /// What may follow an element name in a tag: whitespace, `/` or `>`.
+    private static let tagNameEnd: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x2F, 0x3E]
 
     private func byteRange(ofLine line: Int) -> Range<Int>? {
         guard line >= 1, line <= lineStarts.count else { return nil }

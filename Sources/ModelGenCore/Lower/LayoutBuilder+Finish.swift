@@ -59,10 +59,16 @@ extension LayoutBuilder {
         }
         var seen = Set<String>()
         var uniqueIndexes: [Index] = []
+        // An index the same as one kept (same table, parts, uniqueness and entities) is dropped;
+        // compared only with the kept indexes of its own table.
+        var keptByTable: [String: [Index]] = [:]
         for index in indexes.sorted(by: { $0.name < $1.name }) where seen.insert(index.name).inserted {
-            if uniqueIndexes.contains(where: { $0.table == index.table && $0.parts == index.parts && $0.isUnique == index.isUnique && $0.entityIDs == index.entityIDs }) {
+            if keptByTable[index.table, default: []].contains(where: {
+                $0.parts == index.parts && $0.isUnique == index.isUnique && $0.entityIDs == index.entityIDs
+            }) {
                 continue
             }
+            keptByTable[index.table, default: []].append(index)
             uniqueIndexes.append(index)
         }
         let mappings = model.entities.indices.compactMap { entity -> EntityMapping? in
