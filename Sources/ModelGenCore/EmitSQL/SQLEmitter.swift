@@ -12,19 +12,28 @@ public struct SQLEmitter: Sendable {
 
     /// The schema as DDL; `snapshot` is `SchemaSnapshot.make(schema)` when the caller has it.
     public func emit(_ schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil) -> String {
+        let snapshot = snapshot ?? SchemaSnapshot.make(schema)
         var output = header(schema)
+        // Room for the tables (about 2 KB each for a typical entity) and the snapshot, which the
+        // metadata rows embed: a large DDL is not copied over as it grows.
+        output.reserveCapacity(schema.tables.count * 2_048 + snapshot.json.utf8.count + 1_024)
         var created = Set<String>()
         var deferredKeys: [(String, ForeignKey)] = []
         for table in schema.tables {
-            output += "\n" + createTable(table, created: created, deferred: &deferredKeys)
+            output += "\n"
+            output += createTable(table, created: created, deferred: &deferredKeys)
             created.insert(table.name)
         }
         for (table, key) in deferredKeys {
             output += "\nALTER TABLE \(SQLNaming.quoted(table)) ADD \(foreignKeyClause(key, table: table));\n"
         }
         if !schema.indexes.isEmpty { output += "\n" }
-        for index in schema.indexes { output += createIndex(index) + "\n" }
-        output += "\n" + metadataRows(schema, snapshot ?? SchemaSnapshot.make(schema))
+        for index in schema.indexes {
+            output += createIndex(index)
+            output += "\n"
+        }
+        output += "\n"
+        appendMetadataRows(schema, snapshot, to: &output)
         return output
     }
 
@@ -121,7 +130,16 @@ public struct SQLEmitter: Sendable {
     }
 
     /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.
+    /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.
     func metadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value) -> String {
+        var text = ""
+        appendMetadataRows(schema, snapshot, to: &text)
+        return text
+    }
+
+    /// `metadataRows`, appended to `output` piece by piece (the snapshot is megabytes for a large
+    /// model: it is copied once, not once per enclosing concatenation).
+    private func appendMetadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value, to output: inout String) {
         let rows: [(String, String)] = [
             ("generator", "modelgen \(ModelGenVersion.current)"),
             ("layout", schema.layout),
@@ -130,8 +148,15 @@ public struct SQLEmitter: Sendable {
             ("schema", snapshot.json),
             ("schema_hash", snapshot.hash),
         ]
-        let values = rows.map { "    (\(SQLNaming.literal($0.0)), \(SQLNaming.literal($0.1)))" }.joined(separator: ",\n")
-        return "INSERT INTO \(SQLNaming.quoted(MetadataTable.name)) (\"key\", \"value\") VALUES\n" + values + ";\n"
+        output += "INSERT INTO \(SQLNaming.quoted(MetadataTable.name)) (\"key\", \"value\") VALUES\n"
+        for (index, (key, value)) in rows.enumerated() {
+            output += index == 0 ? "    (" : ",\n    ("
+            output += SQLNaming.literal(key)
+            output += ", "
+            SQLNaming.appendLiteral(value, to: &output)
+            output += ")"
+        }
+        output += ";\n"
     }
 }
 

@@ -63,4 +63,11 @@ public enum SQLNaming {
         guard text.containsByte(UInt8(ascii: "'")) else { return "'" + text + "'" }
         return "'" + text.replacing("'", with: "''") + "'"
     }
+
+    /// `literal(text)` appended to `output` without an intermediate string.
+    static func appendLiteral(_ text: String, to output: inout String) {
+        output += "'"
+        if text.containsByte(UInt8(ascii: "'")) { output += text.replacing("'", with: "''") } else { output += text }
+        output += "'"
+    }
 }
