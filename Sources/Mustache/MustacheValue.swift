@@ -91,10 +91,13 @@ public struct MustacheObject: Sendable, Equatable, ExpressibleByDictionaryLitera
     /// The member named `key` (the last one, when there are several).
     public subscript(key: String) -> MustacheValue? {
         get {
+            // Lengths first: most names that differ differ in length, and comparing lengths is
+            // much cheaper than comparing strings.
+            let length = key.utf8.count
             var index = members.count
             while index > 0 {
                 index -= 1
-                if members[index].0 == key { return members[index].1 }
+                if members[index].0.utf8.count == length, members[index].0 == key { return members[index].1 }
             }
             return nil
         }
