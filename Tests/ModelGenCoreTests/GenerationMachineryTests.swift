@@ -45,6 +45,33 @@ import Mustache
         #expect(reserved == plain)
     }
 
+    @Test func namesChangeTheCaseOfTheirFirstCharacterOnlyWithOrWithoutTheASCIIPath() {
+        #expect(SwiftNames.capitalized("grades") == "Grades")
+        #expect(SwiftNames.capitalized("Grades") == "Grades")
+        #expect(SwiftNames.capitalized("_grades") == "_grades")
+        #expect(SwiftNames.capitalized("x") == "X")
+        #expect(SwiftNames.capitalized("") == "")
+        #expect(SwiftNames.capitalized("élan") == "Élan")
+        // A letter with a combining mark is one character: both become upper-case together.
+        #expect(SwiftNames.capitalized("e\u{301}tude") == "E\u{301}tude")
+        #expect(SwiftNames.lowercasedFirst("AllStudents") == "allStudents")
+        #expect(SwiftNames.lowercasedFirst("allStudents") == "allStudents")
+        #expect(SwiftNames.lowercasedFirst("Émile") == "émile")
+        #expect(SwiftNames.lowercasedFirst("") == "")
+    }
+
+    @Test func escapingIsNeededForQuotesBackslashesAndControlCharacters() {
+        #expect(!"plain name 1".hasByteNeedingEscape())
+        #expect("say \"hi\"".hasByteNeedingEscape())
+        #expect("back\\slash".hasByteNeedingEscape())
+        #expect("line\nbreak".hasByteNeedingEscape())
+        #expect(!"del\u{7F}".hasByteNeedingEscape())
+        #expect("del\u{7F}".hasByteNeedingEscape(includingDelete: true))
+        #expect(!"ünïcödé and a longer text than fifteen bytes".hasByteNeedingEscape())
+        #expect(SwiftNames.literal("a\"b") == "\"a\\\"b\"")
+        #expect(DumpValue.quoted("tab\there") == "\"tab\\there\"")
+    }
+
     @Test(arguments: [0, 1, 2, 7, 300])
     func parallelJobsReturnTheirResultsInJobOrder(count: Int) {
         let results = Parallel.map(count) { index -> String in

@@ -149,7 +149,7 @@ public indirect enum DumpValue: Equatable, Sendable {
 
     /// Whether `text` has a character JSON must escape (a quote, a backslash, a control character).
     static func needsEscaping(_ text: String) -> Bool {
-        text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        text.hasByteNeedingEscape()
     }
 
     static func quoted(_ text: String) -> String {

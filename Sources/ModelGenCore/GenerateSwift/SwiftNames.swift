@@ -32,7 +32,7 @@ enum SwiftNames {
 
     /// A Swift string literal of `text`.
     static func literal(_ text: String) -> String {
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !text.hasByteNeedingEscape(includingDelete: true) {
             return "\"" + text + "\""
         }
         var result = "\""
@@ -98,14 +98,31 @@ enum SwiftNames {
 
     /// `text` with its first letter upper-cased (`grades` → `Grades`).
     static func capitalized(_ text: String) -> String {
-        guard let first = text.first else { return text }
-        return first.uppercased() + text.dropFirst()
+        guard let byte = text.utf8.first else { return text }
+        // An ASCII first character (nearly every name) without Unicode case tables.
+        if isLoneASCII(text) {
+            guard byte >= 0x61 && byte <= 0x7A else { return text }
+            return String(UnicodeScalar(byte - 0x20)) + text.dropFirst()
+        }
+        return text.first!.uppercased() + text.dropFirst()
     }
 
     /// `text` with its first letter lower-cased (`AllStudents` → `allStudents`).
     static func lowercasedFirst(_ text: String) -> String {
-        guard let first = text.first else { return text }
-        return first.lowercased() + text.dropFirst()
+        guard let byte = text.utf8.first else { return text }
+        if isLoneASCII(text) {
+            guard byte >= 0x41 && byte <= 0x5A else { return text }
+            return String(UnicodeScalar(byte + 0x20)) + text.dropFirst()
+        }
+        return text.first!.lowercased() + text.dropFirst()
+    }
+
+    /// Whether the first character of `text` is one ASCII byte: the first byte is ASCII and the
+    /// second is not a combining mark or other continuation (those are never ASCII).
+    private static func isLoneASCII(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        guard let first = bytes.next(), first < 0x80, first != 0x0D else { return false }
+        return bytes.next().map { $0 < 0x80 } ?? true
     }
 
     /// A Swift identifier made from arbitrary text: characters that cannot appear become `_`.

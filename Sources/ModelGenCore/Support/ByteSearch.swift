@@ -16,4 +16,20 @@ extension String {
         }
         return utf8.contains(byte)
     }
+
+    /// Whether some UTF-8 byte of the string needs escaping in a quoted JSON or Swift string: a
+    /// control character (and DEL when `includingDelete`), `"` or `\`. A plain loop over native
+    /// storage (every name the generators print passes through here).
+    func hasByteNeedingEscape(includingDelete: Bool = false) -> Bool {
+        @inline(__always) func needs(_ byte: UInt8) -> Bool {
+            byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (includingDelete && byte == 0x7F)
+        }
+        if let found = utf8.withContiguousStorageIfAvailable({ buffer in
+            for byte in buffer where needs(byte) { return true }
+            return false
+        }) {
+            return found
+        }
+        return utf8.contains(where: needs)
+    }
 }
