@@ -67,11 +67,31 @@ extension SwiftGenerator {
 extension RuntimeEntityMetadata.Attribute {
     /// The Swift expression generated code builds it with.
     var swiftExpression: String {
-        var bounds = ""
-        if let minimum, let literal = SwiftValueType.doubleLiteral(minimum) { bounds += ", minimum: \(literal)" }
-        if let maximum, let literal = SwiftValueType.doubleLiteral(maximum) { bounds += ", maximum: \(literal)" }
-        if let pattern { bounds += ", pattern: \(SwiftNames.literal(pattern))" }
-        return "AttributeDescription(name: \(SwiftNames.literal(key)), column: \(SwiftNames.literal(column)), type: .\(type), isOptional: \(isOptional), hasDefault: \(hasDefault)\(bounds))"
+        // Appended piece by piece into one reserved string (one per attribute of every entity:
+        // interpolation was a fifth of building a large model's contexts).
+        var text = "AttributeDescription(name: "
+        text.reserveCapacity(128 + key.utf8.count + column.utf8.count)
+        SwiftNames.appendLiteral(key, to: &text)
+        text += ", column: "
+        SwiftNames.appendLiteral(column, to: &text)
+        text += ", type: ."
+        text += type
+        text += isOptional ? ", isOptional: true" : ", isOptional: false"
+        text += hasDefault ? ", hasDefault: true" : ", hasDefault: false"
+        if let minimum, let literal = SwiftValueType.doubleLiteral(minimum) {
+            text += ", minimum: "
+            text += literal
+        }
+        if let maximum, let literal = SwiftValueType.doubleLiteral(maximum) {
+            text += ", maximum: "
+            text += literal
+        }
+        if let pattern {
+            text += ", pattern: "
+            SwiftNames.appendLiteral(pattern, to: &text)
+        }
+        text += ")"
+        return text
     }
 }
 

@@ -160,15 +160,25 @@ extension SwiftContextBuilder {
     }
 
     /// `, name: String, …` for the required attributes without a default (those a save needs).
+    /// The attributes the convenience initializer takes: required, without a default, not members
+    /// of a composite (for those `effective` is the attribute itself, read here without a copy).
+    private static func initialized(_ all: [StoredAttribute]) -> [StoredAttribute] {
+        all.filter { $0.member == nil && !$0.attribute.isOptional && $0.attribute.defaultValue == nil }
+    }
+
     private func initializerParameters(_ all: [StoredAttribute]) -> String {
-        all.filter { !$0.effective.isOptional && $0.effective.defaultValue == nil && $0.member == nil }
-            .map { ", \(Self.propertyName($0.attribute.name)): \(typeName($0.valueType.swiftName))" }
-            .joined()
+        var text = ""
+        for stored in Self.initialized(all) {
+            text += ", "
+            text += Self.propertyName(stored.attribute.name)
+            text += ": "
+            text += typeName(stored.valueType.swiftName)
+        }
+        return text
     }
 
     private func initializerAssignments(_ all: [StoredAttribute]) -> [MustacheValue] {
-        all.filter { !$0.effective.isOptional && $0.effective.defaultValue == nil && $0.member == nil }
-            .map { .object(["name": .string(Self.propertyName($0.attribute.name))]) }
+        Self.initialized(all).map { .object(["name": .string(Self.propertyName($0.attribute.name))]) }
     }
 
     /// The context of the model file: metadata, the DDL, composite types.

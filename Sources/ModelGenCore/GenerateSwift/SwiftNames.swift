@@ -30,10 +30,25 @@ enum SwiftNames {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
+    /// `literal(text)` appended to `output`.
+    static func appendLiteral(_ text: String, to output: inout String) {
+        if text.hasByteNeedingEscape(includingDelete: true) {
+            output += literal(text)
+        } else {
+            output += "\""
+            output += text
+            output += "\""
+        }
+    }
+
     /// A Swift string literal of `text`.
     static func literal(_ text: String) -> String {
         if !text.hasByteNeedingEscape(includingDelete: true) {
-            return "\"" + text + "\""
+            var result = "\""
+            result.reserveCapacity(text.utf8.count + 2)
+            result += text
+            result += "\""
+            return result
         }
         var result = "\""
         for scalar in text.unicodeScalars {
