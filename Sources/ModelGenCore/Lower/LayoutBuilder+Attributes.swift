@@ -23,11 +23,11 @@ extension LayoutBuilder {
     }
 
     mutating func addAttribute(_ attribute: Attribute, of entity: Int, to table: Int) {
-        let location = model.location(attribute.line, attribute: "name")
+        let location = SourceAnchor(line: attribute.line, attribute: "name")
         let source = "\(model.entities[entity].name).\(attribute.name)"
         guard attribute.type.isStorable else {
             let at = model.location(attribute.line, attribute: "attributeType")
-            diagnostics.report(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : location)
+            diagnostics.report(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : self.location(location))
             return
         }
         let base = sqlName(attribute.name, userInfo: attribute.userInfo)
@@ -47,7 +47,7 @@ extension LayoutBuilder {
     /// Adds the column of a stored attribute with its default and checks.
     private mutating func addValueColumn(
         _ name: String, for attribute: Attribute, isOptional: Bool, entity: Int, source: String,
-        location: SourceLocation, to table: Int
+        location: SourceAnchor, to table: Int
     ) {
         let type = Self.columnType(attribute.type)
         let required = isOptional ? nil : requirement(of: entity)

@@ -15,31 +15,36 @@ extension LayoutBuilder {
         DiagnosticMessage("empty-sql-name", .error, "the SQL name is empty")
     }
 
+    /// The source location an anchor stands for.
+    func location(_ anchor: SourceAnchor?) -> SourceLocation? {
+        anchor.map { model.location($0.line, attribute: $0.attribute) }
+    }
+
     /// Reports names used twice in a table or across tables, and user names taking the reserved `_` prefix.
     mutating func checkNames() {
-        var tableNames: [String: SourceLocation?] = [MetadataTable.name: nil]
+        var tableNames: [String: SourceAnchor?] = [MetadataTable.name: nil]
         for table in tables {
             if let first = tableNames[table.name] {
                 diagnostics.report(
-                    Self.tableCollision(table.name), at: table.location,
-                    notes: first.map { [Diagnostic.Note("the other table comes from here", at: $0)] } ?? [])
+                    Self.tableCollision(table.name), at: location(table.location),
+                    notes: location(first).map { [Diagnostic.Note("the other table comes from here", at: $0)] } ?? [])
             } else {
                 tableNames[table.name] = table.location
             }
-            var columns: [String: SourceLocation?] = [:]
+            // Names only (a collision is rare: the first column of that name is looked up then).
+            var columns = Set<String>(minimumCapacity: table.columns.count)
             for planned in table.columns {
                 let name = planned.column.name
                 if name.isEmpty {
-                    diagnostics.report(Self.emptyName(), at: planned.location)
-                } else if name.hasPrefix("_"), planned.location != nil {
-                    diagnostics.report(Self.reservedColumn(name), at: planned.location)
+                    diagnostics.report(Self.emptyName(), at: location(planned.location))
+                } else if name.utf8.first == UInt8(ascii: "_"), planned.location != nil {
+                    diagnostics.report(Self.reservedColumn(name), at: location(planned.location))
                 }
-                if let first = columns[name] {
+                if !columns.insert(name).inserted {
+                    let first = location(table.columns.first { $0.column.name == name }?.location)
                     diagnostics.report(
-                        Self.columnCollision(name, table.name), at: planned.location,
+                        Self.columnCollision(name, table.name), at: location(planned.location),
                         notes: first.map { [Diagnostic.Note("the other property is declared here", at: $0)] } ?? [])
-                } else {
-                    columns[name] = planned.location
                 }
             }
         }

@@ -52,7 +52,7 @@ extension LayoutBuilder {
                         column: Column(
                             name: name, type: .integer64, isNullable: true, role: .position,
                             source: "\(model.entities[ref.entity].name).\(relationship.name)"),
-                        location: model.location(relationship.line, attribute: "name")))
+                        location: SourceAnchor(line: relationship.line, attribute: "name")))
             }
             return
         }
@@ -70,7 +70,7 @@ extension LayoutBuilder {
                 column: Column(
                     name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship,
                     source: "\(model.entities[ref.entity].name).\(relationship.name)"),
-                location: model.location(relationship.line, attribute: "name")))
+                location: SourceAnchor(line: relationship.line, attribute: "name")))
         if let required, !relationship.isOptional { tables[table].checks.append(.requiredFor(column: name, entityIDs: required)) }
         if let target = tableOfRoot[model.entities[destination].root], let action = Self.deleteAction(forInverse: inverse) {
             tables[table].foreignKeys.append(
@@ -95,7 +95,7 @@ extension LayoutBuilder {
         var targetColumn = SQLNaming.fitted(relationshipName + "_pk")
         if targetColumn == ownerColumn { targetColumn = SQLNaming.fitted(relationshipName + "_target_pk") }
         let source = "\(sourceEntity.name).\(relationship.name)"
-        let location = model.location(relationship.line, attribute: "name")
+        let location = SourceAnchor(line: relationship.line, attribute: "name")
         var join = PlannedTable(name: name, kind: .join, root: nil, location: location)
         join.columns = [
             PlannedColumn(column: Column(name: ownerColumn, type: .key, isNullable: false, role: .join, source: source), location: location),
