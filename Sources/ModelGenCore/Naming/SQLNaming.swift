@@ -6,8 +6,19 @@ public enum SQLNaming {
     /// `BusinessEntity` → `business_entity`, `dateJoined` → `date_joined`, `URLString` →
     /// `url_string`, `userID` → `user_id`, `first_name` stays.
     public static func snakeCase(_ name: String) -> String {
-        // Most names are ASCII: decided on bytes, the same rules as for characters below.
-        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+        // Most names are ASCII: decided on bytes, the same rules as for characters below. An ASCII
+        // name without capitals is its own snake case (one pass over its bytes, no copy).
+        let (isASCII, hasCapital) =
+            name.utf8.withContiguousStorageIfAvailable { bytes in
+                var capital = false
+                for byte in bytes {
+                    if byte >= 0x80 { return (false, capital) }
+                    if byte >= 0x41 && byte <= 0x5A { capital = true }
+                }
+                return (true, capital)
+            } ?? (name.utf8.allSatisfy { $0 < 0x80 }, true)
+        if isASCII && !hasCapital { return name }
+        if isASCII {
             let bytes = Array(name.utf8)
             var result: [UInt8] = []
             result.reserveCapacity(bytes.count + 4)
