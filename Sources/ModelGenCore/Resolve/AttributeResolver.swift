@@ -76,7 +76,7 @@ struct AttributeResolver {
             }
             return .undefined
         }
-        if let type = AttributeType(rawValue: text) { return type }
+        if let type = AttributeType.byName[text] { return type }
         switch text {
         case "Binary Data": return .binary
         case "ObjectID", "Object ID": return .objectID

@@ -158,6 +158,10 @@ public enum AttributeType: String, Sendable, Encodable, Hashable, CaseIterable {
     /// Written by omitting `attributeType` (transient attributes only).
     case undefined = "Undefined"
 
+    /// The type Xcode's spelling names: a table made once (`init(rawValue:)` compares the text with
+    /// every case's name in turn, once per attribute of a model).
+    static let byName: [String: AttributeType] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
     public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
     public var isNumeric: Bool { isInteger || self == .decimal || self == .double || self == .float }
     /// Whether an attribute of this type can be stored in a column.
