@@ -40,13 +40,8 @@ struct MustacheRenderer {
             case .variable(let path, let escaped):
                 // A lookup walks the context stack: charge its depth to the work bound.
                 nodesLeft -= stack.count
-                let value = Self.lookup(path, in: stack)
-                if case .string(let text) = value, !(escaped && escapingHTML) {
-                    output.append(contentsOf: text.utf8)
-                } else {
-                    let text = value.text
-                    output.append(contentsOf: (escaped && escapingHTML ? Self.escapeHTML(text) : text).utf8)
-                }
+                let text = Self.lookup(path, in: stack).text
+                output.append(contentsOf: (escaped && escapingHTML ? Self.escapeHTML(text) : text).utf8)
             case .section(let path, let children, let inverted):
                 nodesLeft -= stack.count
                 let value = Self.lookup(path, in: stack)

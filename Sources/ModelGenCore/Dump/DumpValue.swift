@@ -147,13 +147,8 @@ public indirect enum DumpValue: Equatable, Sendable {
         return value.isFinite ? String(value) : "null"
     }
 
-    /// Whether `text` has a character JSON must escape (a quote, a backslash, a control character).
-    static func needsEscaping(_ text: String) -> Bool {
-        text.hasByteNeedingEscape()
-    }
-
     static func quoted(_ text: String) -> String {
-        if !needsEscaping(text) { return "\"" + text + "\"" }
+        if !text.hasByteNeedingEscape() { return "\"" + text + "\"" }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -130,7 +130,6 @@ public struct SQLEmitter: Sendable {
     }
 
     /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.
-    /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.
     func metadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value) -> String {
         var text = ""
         appendMetadataRows(schema, snapshot, to: &text)
@@ -151,7 +150,7 @@ public struct SQLEmitter: Sendable {
         output += "INSERT INTO \(SQLNaming.quoted(MetadataTable.name)) (\"key\", \"value\") VALUES\n"
         for (index, (key, value)) in rows.enumerated() {
             output += index == 0 ? "    (" : ",\n    ("
-            output += SQLNaming.literal(key)
+            SQLNaming.appendLiteral(key, to: &output)
             output += ", "
             SQLNaming.appendLiteral(value, to: &output)
             output += ")"

@@ -23,7 +23,7 @@ struct SchemaJSONWriter {
     }
 
     private mutating func string(_ text: String) {
-        if DumpValue.needsEscaping(text) {
+        if text.hasByteNeedingEscape() {
             emit(DumpValue.quoted(text))
         } else {
             output.append(UInt8(ascii: "\""))

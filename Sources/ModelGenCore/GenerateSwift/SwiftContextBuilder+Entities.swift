@@ -159,13 +159,13 @@ extension SwiftContextBuilder {
         }
     }
 
-    /// `, name: String, …` for the required attributes without a default (those a save needs).
     /// The attributes the convenience initializer takes: required, without a default, not members
     /// of a composite (for those `effective` is the attribute itself, read here without a copy).
     private static func initialized(_ all: [StoredAttribute]) -> [StoredAttribute] {
         all.filter { $0.member == nil && !$0.attribute.isOptional && $0.attribute.defaultValue == nil }
     }
 
+    /// `, name: String, …` for the required attributes without a default (those a save needs).
     private func initializerParameters(_ all: [StoredAttribute]) -> String {
         var text = ""
         for stored in Self.initialized(all) {

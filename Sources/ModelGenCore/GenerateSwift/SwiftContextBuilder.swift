@@ -59,8 +59,7 @@ struct SwiftContextBuilder {
         // runs of entities are planned on all cores.
         let included = model.entities.indices.filter { mappings[model.entities[$0].name] != nil }
         let planner = self
-        let runLength = max(64, (included.count + 15) / 16)
-        let runs = stride(from: 0, to: included.count, by: runLength).map { included[$0..<min($0 + runLength, included.count)] }
+        let runs = Parallel.runs(included, minimumLength: 64)
         let plans = Parallel.map(runs.count) { run in
             runs[run].map { index in (index, planner.planAttributes(index), planner.planRelationships(index)) }
         }

@@ -93,10 +93,8 @@ public struct SwiftGenerator: Sendable {
         let entityTemplate = compiled["entity"]!
         let modelTemplate = compiled["model"]!
         let entities = builder.generatedEntities
-        // About eight runs per core: small enough to even out, large enough that each job's own
-        // partials cache pays for itself.
-        let runLength = max(16, (entities.count + 15) / 16)
-        let runs = stride(from: 0, to: entities.count, by: runLength).map { entities[$0..<min($0 + runLength, entities.count)] }
+        // Runs long enough that each job's own partials cache pays for itself.
+        let runs = Parallel.runs(entities, minimumLength: 16)
         let templates = templates
         let results = Parallel.map(runs.count + 1) { job -> Job in
             // The partials cache is filled while rendering: one per job, never shared.

@@ -30,44 +30,39 @@ enum SwiftNames {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
-    /// `literal(text)` appended to `output`.
-    static func appendLiteral(_ text: String, to output: inout String) {
-        if text.hasByteNeedingEscape(includingDelete: true) {
-            output += literal(text)
-        } else {
-            output += "\""
-            output += text
-            output += "\""
-        }
-    }
-
     /// A Swift string literal of `text`.
     static func literal(_ text: String) -> String {
-        if !text.hasByteNeedingEscape(includingDelete: true) {
-            var result = "\""
-            result.reserveCapacity(text.utf8.count + 2)
-            result += text
-            result += "\""
-            return result
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 2)
+        appendLiteral(text, to: &result)
+        return result
+    }
+
+    /// `literal(text)` appended to `output`.
+    static func appendLiteral(_ text: String, to output: inout String) {
+        output += "\""
+        guard text.hasByteNeedingEscape(includingDelete: true) else {
+            output += text
+            output += "\""
+            return
         }
-        var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\0": result += "\\0"
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\0": output += "\\0"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
-                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                    output += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
-                    result.unicodeScalars.append(scalar)
+                    output.unicodeScalars.append(scalar)
                 }
             }
         }
-        return result + "\""
+        output += "\""
     }
 
     /// A raw multi-line string literal holding `text` exactly: more `#`s than the longest run of

@@ -71,8 +71,9 @@ public enum SQLNaming {
 
     /// A single-quoted string literal (`'` doubled).
     public static func literal(_ text: String) -> String {
-        guard text.containsByte(UInt8(ascii: "'")) else { return "'" + text + "'" }
-        return "'" + text.replacing("'", with: "''") + "'"
+        var result = ""
+        appendLiteral(text, to: &result)
+        return result
     }
 
     /// `literal(text)` appended to `output` without an intermediate string.

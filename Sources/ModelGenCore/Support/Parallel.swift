@@ -16,6 +16,14 @@ enum Parallel {
         return slots.take()
     }
 
+    /// `items` cut into about sixteen runs of consecutive items (eight per core on two cores:
+    /// small enough to even out the work), each at least `minimumLength` long so a run pays for
+    /// its job.
+    static func runs<T>(_ items: [T], minimumLength: Int) -> [ArraySlice<T>] {
+        let length = max(minimumLength, (items.count + 15) / 16)
+        return stride(from: 0, to: items.count, by: length).map { items[$0..<min($0 + length, items.count)] }
+    }
+
     /// One result slot per job, written by exactly one worker each.
     private final class Slots<T>: @unchecked Sendable {
         private let values: UnsafeMutablePointer<T?>

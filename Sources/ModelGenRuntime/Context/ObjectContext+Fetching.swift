@@ -134,9 +134,7 @@ extension ObjectContext {
                 if entityID == ownEntityID, let ownType {
                     // The fast path: the object's +1 from `init` moves into the buffer.
                     let object = ownType.init()
-                    object.adopt(id: id, version: statement.int64(2), context: contextReference)
-                    object.read(from: statement, startingAt: 3)
-                    if ownHasForeignKeys { Self.readForeignKeys(object, entity, statement) }
+                    Self.fill(object, id, entity, hasForeignKeys: ownHasForeignKeys, from: statement, context: contextReference)
                     if checkRegistered { registered[id] = object }
                     objects.append(object)
                 } else {
@@ -162,9 +160,19 @@ extension ObjectContext {
             throw DatabaseError(.misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)", entity: entity.name)
         }
         let object = objectType.init()
+        Self.fill(object, id, rowEntity, hasForeignKeys: rowEntity.hasForeignKeys, from: statement, context: context)
+        return object
+    }
+
+    /// Makes a new object the one of the statement's current row: identity, `_version`, context,
+    /// attributes and (when the row has them) its to-one keys.
+    @inline(__always)
+    private static func fill(
+        _ object: ManagedObject, _ id: ObjectID, _ entity: EntityDescription, hasForeignKeys: Bool, from statement: Statement,
+        context: Unmanaged<ObjectContext>
+    ) {
         object.adopt(id: id, version: statement.int64(2), context: context)
         object.read(from: statement, startingAt: 3)
-        if rowEntity.hasForeignKeys { Self.readForeignKeys(object, rowEntity, statement) }
-        return object
+        if hasForeignKeys { readForeignKeys(object, entity, statement) }
     }
 }
