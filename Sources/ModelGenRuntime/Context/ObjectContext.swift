@@ -181,10 +181,10 @@ public final class ObjectContext {
         defer { store.changeLog.record(origin: ObjectIdentifier(self), changes: changes) }
         for (object, row) in zip(insertedObjects, newRows) {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
+            // (Where the pending row was kept.)
             object.version = 1
             object.changedMask = 0
             object.relationshipMask = 0
-            object.pendingRow = 0
         }
         // New rows come in ascending order: into an empty map they go at once.
         registered.register(fetched: insertedObjects)
