@@ -18,10 +18,7 @@ import Testing
     @Test func versionsBeyond32BitsLockAndCountOnAsBefore() throws {
         try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
             let setup = store.newContext()
-            let user = setup.insert(User.self)
-            user.id = UUID()
-            user.name = "Ada"
-            user.hobby = "chess"
+            _ = ContextMergingTests.addUser("Ada", in: setup)
             try setup.save()
             try Connection(path: path).execute("UPDATE \"user\" SET \"_version\" = \(Self.wideVersion)")
 
@@ -53,14 +50,8 @@ import Testing
             try Connection(path: path).execute(
                 "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"hobby\", \"id\", \"name\") VALUES (\(Self.wideRow), 2, 'go', randomblob(16), 'Bob')")
             let context = store.newContext()
-            let first = context.insert(User.self)
-            first.id = UUID()
-            first.name = "Ada"
-            first.hobby = "chess"
-            let second = context.insert(User.self)
-            second.id = UUID()
-            second.name = "Grace"
-            second.hobby = "sailing"
+            let first = ContextMergingTests.addUser("Ada", in: context)
+            let second = ContextMergingTests.addUser("Grace", in: context)
             try context.save()
             #expect(first.objectID.rowID == Self.wideRow + 1 && second.objectID.rowID == Self.wideRow + 2)
             #expect(first.version == 1 && second.version == 1, "the pending row does not stay behind as a version")
@@ -76,10 +67,7 @@ import Testing
     @Test func theListFlagsAndTheContextShareAWordWithoutDisturbingEachOther() throws {
         try TemporaryStore.with(HelloCoreDataModel.model) { store, _ in
             let context = store.newContext()
-            let user = context.insert(User.self)
-            user.id = UUID()
-            user.name = "Ada"
-            user.hobby = "chess"
+            let user = ContextMergingTests.addUser("Ada", in: context)
             try context.save()
             #expect(user.context === context && !user.isListedAsUpdated && !user.isListedAsDeleted)
             user.hobby = "go"

@@ -13,10 +13,7 @@ import Testing
     /// save.
     static func conflict(in store: PersistentStore, policy: MergePolicy) throws -> (ObjectContext, User) {
         let setup = store.newContext()
-        let user = setup.insert(User.self)
-        user.id = UUID()
-        user.name = "Ada"
-        user.hobby = "chess"
+        let user = ContextMergingTests.addUser("Ada", in: setup)
         try setup.save()
         let id = user.id
         let mine = store.newContext()
