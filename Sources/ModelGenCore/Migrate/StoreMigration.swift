@@ -26,13 +26,16 @@ public struct StoreMigration: Sendable, Equatable {
     /// order (versions that do not load or lower cleanly, or have the same schema, are left out:
     /// the runtime refuses stores of versions it has no migration for).
     public static func all(to model: ObjectModel, _ schema: RelationalSchema, bundle: String, configuration: String?) -> [StoreMigration] {
-        let versions = ModelLoader().loadAll(path: bundle, diagnostics: DiagnosticEngine())
-        guard versions.count > 1 else { return [] }
+        let loader = ModelLoader()
+        guard let source = loader.source(at: bundle, diagnostics: DiagnosticEngine()), source.versions.count > 1 else { return [] }
+        // `model` is one of the versions, already loaded: only the others are read.
+        let others = source.versions.filter { $0.name != model.versionName }
+        guard !others.isEmpty else { return [] }
         let newHash = SchemaSnapshot.make(schema).hash
         var migrations: [StoreMigration] = []
-        for (version, loaded) in versions.sorted(by: { $0.0.name.compare($1.0.name, options: .numeric) == .orderedAscending }) {
+        for version in others.sorted(by: { $0.name.compare($1.name, options: .numeric) == .orderedAscending }) {
             let engine = DiagnosticEngine()
-            guard let old = loaded, version.name != model.versionName,
+            guard let old = loader.load(version, of: source, diagnostics: DiagnosticEngine()),
                 let oldSchema = SchemaLowering().lower(old, configuration: configuration, diagnostics: engine), !engine.hasErrors,
                 SchemaSnapshot.make(oldSchema).hash != newHash
             else { continue }
