@@ -104,12 +104,15 @@ struct MustacheRenderer {
     /// Resolves a dotted name: the first part up the context stack, the rest inside what it found.
     static func lookup(_ path: [String], in stack: [MustacheValue]) -> MustacheValue {
         guard let first = path.first else { return stack.last ?? .null }  // `.`: the current context
-        var value: MustacheValue?
-        for context in stack.reversed() {
-            if case .object(let members) = context, let found = members[first] {
-                value = found
-                break
+        // Through the buffer, innermost context first: no copy (retain and release) of each
+        // context passed over.
+        let value: MustacheValue? = stack.withUnsafeBufferPointer { contexts in
+            var index = contexts.count
+            while index > 0 {
+                index -= 1
+                if case .object(let members) = contexts[index], let found = members[first] { return found }
             }
+            return nil
         }
         guard var current = value else { return .null }
         for part in path.dropFirst() {

@@ -94,12 +94,14 @@ public struct MustacheObject: Sendable, Equatable, ExpressibleByDictionaryLitera
             // Lengths first: most names that differ differ in length, and comparing lengths is
             // much cheaper than comparing strings.
             let length = key.utf8.count
-            var index = members.count
-            while index > 0 {
-                index -= 1
-                if members[index].0.utf8.count == length, members[index].0 == key { return members[index].1 }
+            return members.withUnsafeBufferPointer { members in
+                var index = members.count
+                while index > 0 {
+                    index -= 1
+                    if members[index].0.utf8.count == length, members[index].0 == key { return members[index].1 }
+                }
+                return nil
             }
-            return nil
         }
         set {
             members.removeAll { $0.0 == key }

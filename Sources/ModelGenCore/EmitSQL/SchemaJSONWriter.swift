@@ -3,20 +3,21 @@
 /// left out), without building an intermediate tree: the snapshot of a large model is megabytes.
 struct SchemaJSONWriter {
     /// UTF-8, appended to in small pieces (cheaper on bytes than on a `String`).
-    private(set) var output: [UInt8] = []
+    private(set) var output = TextBuffer()
 
     static func json(_ schema: RelationalSchema) -> String { String(decoding: jsonBytes(schema), as: UTF8.self) }
 
     static func jsonBytes(_ schema: RelationalSchema) -> [UInt8] {
         var writer = SchemaJSONWriter()
-        writer.output.reserveCapacity(schema.tables.count * 4_096)
+        writer.output = TextBuffer(capacity: schema.tables.count * 4_096)
         writer.write(schema)
-        return writer.output
+        return writer.output.bytes
     }
 
-    private mutating func emit(_ text: String) { output.append(contentsOf: text.utf8) }
+    private mutating func emit(_ text: StaticString) { output.append(text) }
+    private mutating func emit(string text: String) { output.append(string: text) }
 
-    private mutating func key(_ name: String, first: Bool = false) {
+    private mutating func key(_ name: StaticString, first: Bool = false) {
         emit(first ? "{\"" : ",\"")
         emit(name)
         emit("\":")
@@ -24,21 +25,21 @@ struct SchemaJSONWriter {
 
     private mutating func string(_ text: String) {
         if text.hasByteNeedingEscape() {
-            emit(DumpValue.quoted(text))
+            emit(string: DumpValue.quoted(text))
         } else {
-            output.append(UInt8(ascii: "\""))
-            emit(text)
-            output.append(UInt8(ascii: "\""))
+            output.append(byte: UInt8(ascii: "\""))
+            emit(string: text)
+            output.append(byte: UInt8(ascii: "\""))
         }
     }
-    private mutating func integer(_ value: Int64) { emit(String(value)) }
+    private mutating func integer(_ value: Int64) { emit(string: String(value)) }
     private mutating func bool(_ value: Bool) { emit(value ? "true" : "false") }
-    private mutating func double(_ value: Double) { emit(DumpValue.number(value)) }
+    private mutating func double(_ value: Double) { emit(string: DumpValue.number(value)) }
 
     private mutating func list<T>(_ items: [T], _ body: (inout SchemaJSONWriter, T) -> Void) {
         emit("[")
         for (index, item) in items.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
+            if index > 0 { output.append(byte: UInt8(ascii: ",")) }
             body(&self, item)
         }
         emit("]")
@@ -154,7 +155,7 @@ struct SchemaJSONWriter {
     }
 
     private mutating func write(_ condition: Check.Condition) {
-        func column(_ writer: inout SchemaJSONWriter, _ kind: String, _ name: String) {
+        func column(_ writer: inout SchemaJSONWriter, _ kind: StaticString, _ name: String) {
             writer.key(kind, first: true)
             writer.key("column", first: true)
             writer.string(name)

@@ -71,15 +71,8 @@ public enum SQLNaming {
 
     /// A single-quoted string literal (`'` doubled).
     public static func literal(_ text: String) -> String {
-        var result = ""
-        appendLiteral(text, to: &result)
-        return result
-    }
-
-    /// `literal(text)` appended to `output` without an intermediate string.
-    static func appendLiteral(_ text: String, to output: inout String) {
-        output += "'"
-        if text.containsByte(UInt8(ascii: "'")) { output += text.replacing("'", with: "''") } else { output += text }
-        output += "'"
+        var output = TextBuffer()
+        output.append(sqlLiteral: text)
+        return output.text
     }
 }
