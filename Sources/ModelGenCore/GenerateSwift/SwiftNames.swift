@@ -32,20 +32,39 @@ enum SwiftNames {
 
     /// A Swift string literal of `text`.
     static func literal(_ text: String) -> String {
+        guard text.hasByteNeedingEscape(includingDelete: true) else { return quoted(text) }
         var result = ""
         result.reserveCapacity(text.utf8.count + 2)
-        appendLiteral(text, to: &result)
+        appendEscapedLiteral(text, to: &result)
         return result
     }
 
     /// `literal(text)` appended to `output`.
     static func appendLiteral(_ text: String, to output: inout String) {
-        output += "\""
         guard text.hasByteNeedingEscape(includingDelete: true) else {
-            output += text
-            output += "\""
+            output += quoted(text)
             return
         }
+        appendEscapedLiteral(text, to: &output)
+    }
+
+    /// `"text"` for text that needs no escape, made in one step (a name is usually short enough
+    /// to be stored inline, so this allocates nothing; three appends cost several times more).
+    private static func quoted(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { utf8 in
+            String(unsafeUninitializedCapacity: utf8.count + 2) { buffer in
+                buffer[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (buffer.baseAddress! + 1).initialize(from: base, count: utf8.count) }
+                buffer[utf8.count + 1] = UInt8(ascii: "\"")
+                return utf8.count + 2
+            }
+        }
+    }
+
+    /// The literal of `text`, which has characters to escape.
+    private static func appendEscapedLiteral(_ text: String, to output: inout String) {
+        output += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
