@@ -122,12 +122,6 @@ public struct SQLEmitter: Sendable {
     }
 
     /// ` NOT NULL`, ` DEFAULT …` of a column, as it follows the type.
-    private func columnTail(_ column: Column) -> String {
-        var output = TextBuffer()
-        appendColumnTail(column, to: &output)
-        return output.text
-    }
-
     private func appendColumnTail(_ column: Column, to output: inout TextBuffer) {
         if !column.isNullable { output.append(" NOT NULL") }
         if let value = column.defaultValue {
@@ -152,12 +146,6 @@ public struct SQLEmitter: Sendable {
     }
 
     /// `REFERENCES "table" ("_pk") ON DELETE … DEFERRABLE …`
-    private func references(_ key: ForeignKey) -> String {
-        var output = TextBuffer()
-        appendReferences(key, to: &output)
-        return output.text
-    }
-
     private func appendReferences(_ key: ForeignKey, to output: inout TextBuffer) {
         output.append("REFERENCES ")
         output.append(identifier: key.referencedTable)
@@ -174,16 +162,29 @@ public struct SQLEmitter: Sendable {
     /// `ALTER TABLE … ADD COLUMN` for `column` of `table`, its checks and key given on the column
     /// under the names a fresh table gives them (SQLite adds no table constraints in place).
     func addColumn(_ column: Column, to table: Table) -> String {
-        var text = "ALTER TABLE \(SQLNaming.quoted(table.name)) ADD COLUMN \(SQLNaming.quoted(column.name)) \(dialect.typeName(column.type))"
-        text += columnTail(column)
+        var output = TextBuffer()
+        output.append("ALTER TABLE ")
+        output.append(identifier: table.name)
+        output.append(" ADD COLUMN ")
+        output.append(identifier: column.name)
+        output.append(" ")
+        output.append(string: dialect.typeName(column.type))
+        appendColumnTail(column, to: &output)
         for check in table.checks where check.condition.column == column.name {
             guard let condition = renderedCondition(check.condition, in: table) else { continue }
-            text += " CONSTRAINT \(SQLNaming.quoted(check.name)) CHECK (\(condition))"
+            output.append(" CONSTRAINT ")
+            output.append(identifier: check.name)
+            output.append(" CHECK (")
+            output.append(string: condition)
+            output.append(")")
         }
         for key in table.foreignKeys where key.columns == [column.name] {
-            text += " CONSTRAINT \(SQLNaming.quoted(Self.foreignKeyName(key, table: table.name))) " + references(key)
+            output.append(" CONSTRAINT ")
+            output.append(identifier: Self.foreignKeyName(key, table: table.name))
+            output.append(" ")
+            appendReferences(key, to: &output)
         }
-        return text
+        return output.text
     }
 
     func createIndex(_ index: Index) -> String {

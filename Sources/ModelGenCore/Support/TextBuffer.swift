@@ -34,11 +34,6 @@ struct TextBuffer {
         bytes.append(byte)
     }
 
-    /// The decimal digits of `number`.
-    mutating func append(_ number: Int) {
-        append(string: String(number))
-    }
-
     /// `"text"`, a double-quoted SQL identifier.
     mutating func append(identifier text: String) { append(text, quotedWith: UInt8(ascii: "\"")) }
 

@@ -181,7 +181,7 @@ public final class ObjectContext {
         defer { store.changeLog.record(origin: ObjectIdentifier(self), changes: changes) }
         for (object, row) in zip(insertedObjects, newRows) {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: row)
-            // (Where the pending row was kept.)
+            // Replaces the pending row, which an unsaved object keeps in the version's place.
             object.version = 1
             object.changedMask = 0
             object.relationshipMask = 0

@@ -7,11 +7,11 @@
 open class ManagedObject: Hashable {
     // The object's bookkeeping is `@exclusivity(unchecked)`: a context and its objects are used by
     // one thread at a time and never hand these out `inout`, and the run-time exclusivity check on
-    // every write was a tenth of a fetch and of a save. It is packed so that a plain object is small (a smaller object is quicker to
-    // make, touch and free, and 100,000 of them are megabytes the kernel must hand out): after
-    // the 16-byte header, `objectID` (12 bytes) and the low half of the version fill two words,
-    // the context pointer carries the two list flags in its low bits, then the change mask and
-    // the side object. 40 bytes in all, where plain fields took 56.
+    // every write was a tenth of a fetch and of a save. It is packed so that a plain object is
+    // small (quicker to make, touch and free; 100,000 of them are megabytes the kernel must hand
+    // out): after the 16-byte header, `objectID` (12 bytes) and the low half of the version fill
+    // two words, the context pointer carries the two list flags in its low bits, then the change
+    // mask and the side object. 40 bytes in all, where plain fields took 56.
 
     /// The identity of the object; temporary until its first save.
     @exclusivity(unchecked) public internal(set) final var objectID: ObjectID
@@ -137,11 +137,7 @@ open class ManagedObject: Hashable {
     @inline(__always)
     final func adopt(id: ObjectID, version: Int64, context: Unmanaged<ObjectContext>) {
         objectID = id
-        if UInt64(bitPattern: version) >> 32 == 0 {
-            versionLow = UInt32(truncatingIfNeeded: version)
-        } else {
-            self.version = version
-        }
+        self.version = version
         contextBits = UInt(bitPattern: context.toOpaque())
     }
 
