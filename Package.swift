@@ -34,6 +34,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // SHA-256 on the x86 SHA extensions, used by ModelGenCore where the processor has them.
+        .target(name: "CSHA256"),
         .target(
             name: "PredicateSyntax",
             swiftSettings: swiftSettings
@@ -44,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "ModelGenCore",
-            dependencies: ["CLibXML2", "PredicateSyntax", "Mustache"],
+            dependencies: ["CLibXML2", "CSHA256", "PredicateSyntax", "Mustache"],
             resources: ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"].map {
                 .embedInCode("GenerateSwift/Templates/\($0).mustache")
             },

@@ -27,6 +27,23 @@ import Testing
         #expect(SHA256.hex((0..<length).map { UInt8(truncatingIfNeeded: $0 * 7) }) == digest)
     }
 
+    /// Both compressions (the SHA extensions, where this processor has them, and the portable
+    /// one) at every length up to four blocks and at a few large ones, each also checked against
+    /// an independent digest at the block boundaries above.
+    @Test func acceleratedAndPortableAgree() throws {
+        guard SHA256.isAccelerated else {
+            print("SHA256Tests: this processor has no SHA extensions; only the portable compression is tested")
+            return
+        }
+        var generator = SystemRandomNumberGenerator()
+        for length in Array(0...256) + [1_000, 4_096, 65_537, 1_000_003] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(SHA256.digest(bytes, accelerated: true) == SHA256.digest(bytes, accelerated: false), "length \(length)")
+        }
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        #expect(SHA256.digest(million, accelerated: false) == SHA256.digest(million, accelerated: true))
+    }
+
     /// `snakeCase` (an ASCII fast path and a general one): a word break before an upper-case
     /// letter after a lower-case one or a digit, or before the last capital of an acronym.
     @Test(arguments: [

@@ -1,6 +1,15 @@
+import CSHA256
+
 /// SHA-256 (FIPS 180-4), for the model's version hash and for shortening long identifiers.
 /// Foundation on Linux has no digest API and outside packages are not available.
+///
+/// Where the processor has the x86 SHA extensions, whole blocks go through them (CSHA256: a
+/// large model's schema snapshot is megabytes, and this was a tenth of `generate`); elsewhere,
+/// and in the tests that check one against the other, through the portable compression below.
 public enum SHA256 {
+    /// Whether `digest` uses the SHA extensions on this machine.
+    static let isAccelerated = modelgen_sha256_accelerated() == 1
+
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -13,10 +22,13 @@ public enum SHA256 {
     ]
 
     /// The digest of `bytes`.
-    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
-        )
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] { digest(bytes, accelerated: isAccelerated) }
+
+    /// The digest of `bytes`, through the SHA extensions or not (`accelerated` only where
+    /// `isAccelerated`).
+    static func digest(_ bytes: [UInt8], accelerated: Bool) -> [UInt8] {
+        precondition(!accelerated || isAccelerated, "the SHA extensions are not available on this processor")
+        var h: [UInt32] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19]
         // Whole blocks straight from the input; the padded tail (one or two blocks) separately.
         let whole = bytes.count / 64 * 64
         var tail = Array(bytes[whole...])
@@ -24,19 +36,28 @@ public enum SHA256 {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        h.withUnsafeMutableBufferPointer { h in
+            bytes.withUnsafeBufferPointer { input in compressBlocks(input.baseAddress, count: whole, into: h, accelerated: accelerated) }
+            tail.withUnsafeBufferPointer { input in compressBlocks(input.baseAddress, count: input.count, into: h, accelerated: accelerated) }
+        }
+        return h.flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> UInt32(24 - $0 * 8)) } }
+    }
+
+    /// The `count / 64` blocks at `input` into the state `h`.
+    private static func compressBlocks(_ input: UnsafePointer<UInt8>?, count: Int, into h: UnsafeMutableBufferPointer<UInt32>, accelerated: Bool) {
+        guard let input, count >= 64 else { return }
+        if accelerated {
+            modelgen_sha256_blocks(h.baseAddress!, input, count / 64)
+            return
+        }
+        var state = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
         var w = [UInt32](repeating: 0, count: 64)
         k.withUnsafeBufferPointer { k in
             w.withUnsafeMutableBufferPointer { w in
-                bytes.withUnsafeBufferPointer { input in
-                    for chunk in stride(from: 0, to: whole, by: 64) { compress(input.baseAddress! + chunk, &state, w, k) }
-                }
-                tail.withUnsafeBufferPointer { input in
-                    for chunk in stride(from: 0, to: input.count, by: 64) { compress(input.baseAddress! + chunk, &state, w, k) }
-                }
+                for chunk in stride(from: 0, to: count / 64 * 64, by: 64) { compress(input + chunk, &state, w, k) }
             }
         }
-        let h = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
-        return h.flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> UInt32(24 - $0 * 8)) } }
+        (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]) = state
     }
 
     /// One 64-byte block into the state (`w`: 64 words of scratch space).
