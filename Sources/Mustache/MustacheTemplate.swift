@@ -56,6 +56,14 @@ public struct MustacheTemplate: Sendable {
     public func renderChecked(
         _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> String {
+        String(decoding: try renderBytes(context, partials: partials, escapingHTML: escapingHTML, reservingCapacity: capacity), as: UTF8.self)
+    }
+
+    /// `renderChecked`'s output as UTF-8 bytes, for output that is written to a file (making a
+    /// `String` of it is a copy).
+    public func renderBytes(
+        _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
+    ) throws(MustacheError) -> [UInt8] {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output: [UInt8] = []
         output.reserveCapacity(capacity)
@@ -63,7 +71,7 @@ public struct MustacheTemplate: Sendable {
         if renderer.limitReached {
             throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)
         }
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
 }
 

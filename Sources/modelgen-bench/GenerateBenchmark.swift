@@ -40,10 +40,10 @@ enum GenerateBenchmark {
         let lower = Clock.best(runs: runs) { _ = SchemaLowering().lower(model, diagnostics: DiagnosticEngine()) }
         let snapshotTime = Clock.best(runs: runs) { _ = SchemaSnapshot.make(schema) }
         let snapshot = SchemaSnapshot.make(schema)
-        let sqlite = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
+        let sqlite = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
         let sql = Clock.best(runs: runs) {
-            _ = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
-            _ = SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot)
+            _ = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
+            _ = SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot)
         }
         let context = Clock.best(runs: runs) { _ = generator.context(model: model, schema: schema) }
         let swift = Clock.best(runs: runs) { _ = try? generator.generate(model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite) }
@@ -67,7 +67,7 @@ enum GenerateBenchmark {
         let options = SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld")
         do {
             let output = try SwiftGenerator(options: options).generateAll(model: model, schema: schema, includePostgres: true)
-            return output.swiftFiles.count + (output.sqliteDDL.isEmpty ? 0 : 1) + (output.postgresDDL?.isEmpty == false ? 1 : 0)
+            return output.swiftFiles.count + (output.sqliteDDLBytes.isEmpty ? 0 : 1) + (output.postgresDDLBytes?.isEmpty == false ? 1 : 0)
         } catch {
             fatalError("the built-in templates do not compile: \(error)")
         }

@@ -12,10 +12,16 @@ public struct SQLEmitter: Sendable {
 
     /// The schema as DDL; `snapshot` is `SchemaSnapshot.make(schema)` when the caller has it.
     public func emit(_ schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil) -> String {
+        String(decoding: emitBytes(schema, snapshot: snapshot), as: UTF8.self)
+    }
+
+    /// `emit` as UTF-8 bytes (what is written to a file or embedded in generated code: the DDL of
+    /// a large model is megabytes, and making a `String` of it is a copy).
+    public func emitBytes(_ schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil) -> [UInt8] {
         let snapshot = snapshot ?? SchemaSnapshot.make(schema)
         // Room for the tables (about 2 KB each for a typical entity) and the snapshot, which the
         // metadata rows embed: a large DDL is not copied over as it grows.
-        var output = TextBuffer(capacity: schema.tables.count * 2_048 + snapshot.json.utf8.count + 1_024)
+        var output = TextBuffer(capacity: schema.tables.count * 2_048 + snapshot.bytes.count + 1_024)
         output.append(string: header(schema))
         var created = Set<String>()
         var deferredKeys: [(String, ForeignKey)] = []
@@ -38,7 +44,7 @@ public struct SQLEmitter: Sendable {
         }
         output.append("\n")
         appendMetadataRows(schema, snapshot, to: &output)
-        return output.text
+        return output.bytes
     }
 
     private func header(_ schema: RelationalSchema) -> String {
@@ -207,12 +213,13 @@ public struct SQLEmitter: Sendable {
     /// `metadataRows`, appended to `output` (the snapshot is megabytes for a large model: it is
     /// copied once, its quotes found with `memchr`).
     private func appendMetadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value, to output: inout TextBuffer) {
-        let rows: [(String, String)] = [
+        // `nil`: the snapshot's bytes.
+        let rows: [(String, String?)] = [
             ("generator", "modelgen \(ModelGenVersion.current)"),
             ("layout", schema.layout),
             ("model", schema.modelName),
             ("model_version", schema.versionName ?? ""),
-            ("schema", snapshot.json),
+            ("schema", nil),
             ("schema_hash", snapshot.hash),
         ]
         output.append("INSERT INTO ")
@@ -222,7 +229,11 @@ public struct SQLEmitter: Sendable {
             output.append(index == 0 ? "    (" : ",\n    (")
             output.append(sqlLiteral: key)
             output.append(", ")
-            output.append(sqlLiteral: value)
+            if let value {
+                output.append(sqlLiteral: value)
+            } else {
+                snapshot.bytes.withUnsafeBufferPointer { output.append($0, quotedWith: UInt8(ascii: "'")) }
+            }
             output.append(")")
         }
         output.append(";\n")
@@ -234,13 +245,17 @@ public struct SQLEmitter: Sendable {
 public enum SchemaSnapshot {
     /// A schema's snapshot and hash, computed once and shared by every output that records them.
     public struct Value: Sendable {
-        public var json: String
+        /// The JSON as UTF-8 (megabytes for a large model: the DDL embeds these bytes, and only
+        /// `json` makes a `String` of them).
+        public var bytes: [UInt8]
         public var hash: String
+
+        public var json: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     public static func make(_ schema: RelationalSchema) -> Value {
         let bytes = SchemaJSONWriter.jsonBytes(schema)
-        return Value(json: String(decoding: bytes, as: UTF8.self), hash: SHA256.hex(bytes))
+        return Value(bytes: bytes, hash: SHA256.hex(bytes))
     }
 
     public static func json(_ schema: RelationalSchema) -> String { SchemaJSONWriter.json(schema) }

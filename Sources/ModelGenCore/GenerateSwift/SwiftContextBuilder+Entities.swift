@@ -19,7 +19,7 @@ extension SwiftContextBuilder {
         let inheritedCount = entity.parent.map { storedAttributes[$0]?.count ?? 0 } ?? 0
         let attributeContexts = all.enumerated().map { attributeContext($1, slot: $0, className: className) }
         let own = Array(attributeContexts[min(inheritedCount, attributeContexts.count)...])
-        let ownPlain = own.enumerated().filter { all[inheritedCount + $0.offset].member == nil }.map(\.element)
+        let ownPlain = own.enumerated().filter { !all[inheritedCount + $0.offset].isMember }.map(\.element)
         let planned = relationships[index] ?? []
         let inheritedRelationships = entity.parent.map { relationships[$0]?.count ?? 0 } ?? 0
         let relationshipContexts = planned.enumerated().map { relationshipContext($1, index: $0, entity: index) }
@@ -51,7 +51,7 @@ extension SwiftContextBuilder {
             "columns": .string("[" + dataColumns(index).map(SwiftNames.literal).joined(separator: ", ") + "]"),
             "uniquenessConstraints": .string(uniqueness),
             "attributes": .list(attributeContexts),
-            "keyPathAttributes": .list(attributeContexts.enumerated().filter { all[$0.offset].member == nil }.map(\.element)),
+            "keyPathAttributes": .list(attributeContexts.enumerated().filter { !all[$0.offset].isMember }.map(\.element)),
             "ownAttributes": .list(own),
             "ownPlainAttributes": .list(ownPlain),
             "hasOwnAttributes": .bool(!own.isEmpty),
@@ -109,7 +109,7 @@ extension SwiftContextBuilder {
         var sets: [[Int]] = []
         for declaring in lineage(index) {
             for constraint in model.entities[declaring].uniquenessConstraints {
-                let slots = constraint.properties.compactMap { name in attributes.firstIndex { $0.member == nil && $0.attribute.name == name } }
+                let slots = constraint.properties.compactMap { name in attributes.firstIndex { !$0.isMember && $0.name == name } }
                 if slots.count == constraint.properties.count, !slots.isEmpty { sets.append(slots) }
             }
         }
@@ -122,21 +122,21 @@ extension SwiftContextBuilder {
         let all = storedAttributes[index] ?? []
         var order: [String] = []
         var members: [String: [(Int, StoredAttribute)]] = [:]
-        for (slot, stored) in all.enumerated() where slot >= inheritedCount && stored.member != nil {
-            if members[stored.attribute.name] == nil { order.append(stored.attribute.name) }
-            members[stored.attribute.name, default: []].append((slot, stored))
+        for (slot, stored) in all.enumerated() where slot >= inheritedCount && stored.isMember {
+            if members[stored.name] == nil { order.append(stored.name) }
+            members[stored.name, default: []].append((slot, stored))
         }
         return order.map { name in
             let parts = members[name]!
-            let typeName = SwiftNames.sanitized(parts[0].1.attribute.compositeName ?? name)
+            let typeName = SwiftNames.sanitized(parts[0].1.compositeName ?? name)
             return .object([
                 "name": .string(Self.propertyName(name)),
                 "typeName": .string(typeName),
-                "arguments": .string(parts.map { "\(SwiftNames.identifier($1.member!.name)): _\(SwiftNames.sanitized($1.key))" }.joined(separator: ", ")),
+                "arguments": .string(parts.map { "\(SwiftNames.identifier($1.memberName!)): _\(SwiftNames.sanitized($1.key))" }.joined(separator: ", ")),
                 "members": .list(
                     parts.map { slot, stored in
                         .object([
-                            "member": .string(SwiftNames.identifier(stored.member!.name)),
+                            "member": .string(SwiftNames.identifier(stored.memberName!)),
                             "storage": .string("_" + SwiftNames.sanitized(stored.key)),
                             "slot": .number(Double(slot)),
                         ])
@@ -160,9 +160,9 @@ extension SwiftContextBuilder {
     }
 
     /// The attributes the convenience initializer takes: required, without a default, not members
-    /// of a composite (for those `effective` is the attribute itself, read here without a copy).
+    /// of a composite.
     private static func initialized(_ all: [StoredAttribute]) -> [StoredAttribute] {
-        all.filter { $0.member == nil && !$0.attribute.isOptional && $0.attribute.defaultValue == nil }
+        all.filter { !$0.isMember && !$0.isOptional && $0.defaultValue == nil }
     }
 
     /// `, name: String, …` for the required attributes without a default (those a save needs).
@@ -170,7 +170,7 @@ extension SwiftContextBuilder {
         var text = ""
         for stored in Self.initialized(all) {
             text += ", "
-            text += Self.propertyName(stored.attribute.name)
+            text += Self.propertyName(stored.name)
             text += ": "
             text += typeName(stored.valueType.swiftName)
         }
@@ -178,11 +178,11 @@ extension SwiftContextBuilder {
     }
 
     private func initializerAssignments(_ all: [StoredAttribute]) -> [MustacheValue] {
-        Self.initialized(all).map { .object(["name": .string(Self.propertyName($0.attribute.name))]) }
+        Self.initialized(all).map { .object(["name": .string(Self.propertyName($0.name))]) }
     }
 
     /// The context of the model file: metadata, the DDL, composite types.
-    func modelContext(sqliteDDL: String, schemaHash: String, migrations: [StoreMigration] = []) -> MustacheValue {
+    func modelContext(sqliteDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = []) -> MustacheValue {
         .object([
             "migrations": .list(
                 migrations.map { migration in

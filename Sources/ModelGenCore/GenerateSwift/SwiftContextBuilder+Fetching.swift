@@ -14,14 +14,14 @@ extension SwiftContextBuilder {
                 var terms: [String] = []
                 var signature: [String] = []
                 for property in constraint.properties {
-                    guard let stored = attributes.first(where: { $0.member == nil && $0.attribute.name == property }),
+                    guard let stored = attributes.first(where: { !$0.isMember && $0.name == property }),
                         stored.valueType.isComparable
                     else {
                         parameters = []
                         break
                     }
                     let name = Self.propertyName(property)
-                    let type = typeName(stored.valueType.swiftName) + (stored.attribute.isOptional ? "?" : "")
+                    let type = typeName(stored.valueType.swiftName) + (stored.isOptional ? "?" : "")
                     parameters.append("\(name): \(type)")
                     terms.append("\\\(className).\(name) == \(name)")
                     signature.append("\(property):\(type)")
@@ -123,7 +123,7 @@ extension SwiftContextBuilder {
         var current = entity
         for (position, component) in components.enumerated() {
             let isLast = position == components.count - 1
-            if isLast, let stored = storedAttributes[current]?.first(where: { $0.member == nil && $0.attribute.name == component }),
+            if isLast, let stored = storedAttributes[current]?.first(where: { !$0.isMember && $0.name == component }),
                 stored.valueType.isComparable
             {
                 return typeName(stored.valueType.swiftName)

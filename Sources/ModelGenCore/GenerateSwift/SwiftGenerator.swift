@@ -4,11 +4,22 @@ import Mustache
 public struct GeneratedFile: Sendable, Equatable {
     /// The file name (no directory), e.g. `Student.swift`.
     public var name: String
-    public var contents: String
+    /// The contents as UTF-8 (what is written; generated files of a large model are tens of
+    /// megabytes, so they are not held as `String`s).
+    public var bytes: [UInt8]
+
+    public var contents: String {
+        get { String(decoding: bytes, as: UTF8.self) }
+        set { bytes = Array(newValue.utf8) }
+    }
 
     public init(name: String, contents: String) {
+        self.init(name: name, bytes: Array(contents.utf8))
+    }
+
+    public init(name: String, bytes: [UInt8]) {
         self.name = name
-        self.contents = contents
+        self.bytes = bytes
     }
 }
 
@@ -16,9 +27,13 @@ public struct GeneratedFile: Sendable, Equatable {
 public struct GenerationOutput: Sendable {
     /// The entity files in model order, then the model file (or the one file of `singleFile`).
     public var swiftFiles: [GeneratedFile]
-    public var sqliteDDL: String
-    /// `nil` unless asked for.
-    public var postgresDDL: String?
+    /// The SQLite DDL as UTF-8.
+    public var sqliteDDLBytes: [UInt8]
+    /// The PostgreSQL DDL as UTF-8; `nil` unless asked for.
+    public var postgresDDLBytes: [UInt8]?
+
+    public var sqliteDDL: String { String(decoding: sqliteDDLBytes, as: UTF8.self) }
+    public var postgresDDL: String? { postgresDDLBytes.map { String(decoding: $0, as: UTF8.self) } }
 }
 
 /// Renders the Swift code of a model from templates: one file per entity and one for the model's
@@ -58,7 +73,7 @@ public struct SwiftGenerator: Sendable {
     public func context(model: ObjectModel, schema: RelationalSchema) -> MustacheValue {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let snapshot = SchemaSnapshot.make(schema)
-        let ddl = SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
+        let ddl = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
         return .object([
             "model": builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash),
             "entities": .list(builder.generatedEntities.map(builder.entityContext)),
@@ -70,7 +85,7 @@ public struct SwiftGenerator: Sendable {
     /// `snapshot` and `sqliteDDL` are `SchemaSnapshot.make(schema)` and the SQLite DDL, when the
     /// caller has them (they are costly for a large model).
     public func generate(
-        model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil,
+        model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: [UInt8]? = nil,
         migrations: [StoreMigration] = []
     ) throws(SwiftGenerationError) -> [GeneratedFile] {
         try generateAll(model: model, schema: schema, migrations: migrations, includePostgres: false, snapshot: snapshot, sqliteDDL: sqliteDDL)
@@ -86,7 +101,7 @@ public struct SwiftGenerator: Sendable {
     /// - Throws: the first template error in file order (entity files, then the model file).
     public func generateAll(
         model: ObjectModel, schema: RelationalSchema, migrations: [StoreMigration] = [], includePostgres: Bool,
-        snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: String? = nil
+        snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: [UInt8]? = nil
     ) throws(SwiftGenerationError) -> GenerationOutput {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let compiled = try compileAll()
@@ -101,12 +116,14 @@ public struct SwiftGenerator: Sendable {
             let partials = MustachePartials(templates)
             if job == 0 {
                 let snapshot = snapshot ?? SchemaSnapshot.make(schema)
-                let sqlite = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot)
-                let postgres = includePostgres ? SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot) : nil
+                let sqlite = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
+                let postgres = includePostgres ? SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot) : nil
                 let context = builder.modelContext(sqliteDDL: sqlite, schemaHash: snapshot.hash, migrations: migrations)
                 do throws(MustacheError) {
-                    let contents = try modelTemplate.renderChecked(context, partials: partials, escapingHTML: false)
-                    return .model(.success(GeneratedFile(name: builder.modelTypeName + ".swift", contents: contents)), sqlite, postgres)
+                    // The model file embeds the DDL: room for it and a line per entity.
+                    let contents = try modelTemplate.renderBytes(
+                        context, partials: partials, escapingHTML: false, reservingCapacity: sqlite.count + entities.count * 64 + 16_384)
+                    return .model(.success(GeneratedFile(name: builder.modelTypeName + ".swift", bytes: contents)), sqlite, postgres)
                 } catch {
                     return .model(.failure(SwiftGenerationError(template: "model", error: error)), sqlite, postgres)
                 }
@@ -117,10 +134,10 @@ public struct SwiftGenerator: Sendable {
             var expectedSize = 4_096
             for index in runs[job - 1] {
                 do throws(MustacheError) {
-                    let contents = try entityTemplate.renderChecked(
+                    let contents = try entityTemplate.renderBytes(
                         builder.entityContext(index), partials: partials, escapingHTML: false, reservingCapacity: expectedSize + expectedSize / 8)
-                    expectedSize = contents.utf8.count
-                    files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", contents: contents))
+                    expectedSize = contents.count
+                    files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", bytes: contents))
                 } catch {
                     return .entities(.failure(SwiftGenerationError(template: "entity", error: error)))
                 }
@@ -133,16 +150,16 @@ public struct SwiftGenerator: Sendable {
         guard case .model(let modelResult, let sqlite, let postgres) = results[0] else { preconditionFailure("job 0 renders the model file") }
         let modelFile = try modelResult.get()
         if let single = options.singleFile {
-            files = [GeneratedFile(name: single, contents: ([modelFile] + files).map(\.contents).joined())]
+            files = [GeneratedFile(name: single, bytes: Array(([modelFile] + files).map(\.bytes).joined()))]
         } else {
             files.append(modelFile)
         }
-        return GenerationOutput(swiftFiles: files, sqliteDDL: sqlite, postgresDDL: postgres)
+        return GenerationOutput(swiftFiles: files, sqliteDDLBytes: sqlite, postgresDDLBytes: postgres)
     }
 
     /// What one job of `generateAll` produced.
     private enum Job: Sendable {
-        case model(Result<GeneratedFile, SwiftGenerationError>, String, String?)
+        case model(Result<GeneratedFile, SwiftGenerationError>, [UInt8], [UInt8]?)
         case entities(Result<[GeneratedFile], SwiftGenerationError>)
     }
 

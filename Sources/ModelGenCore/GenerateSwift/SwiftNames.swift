@@ -87,11 +87,10 @@ enum SwiftNames {
     /// A raw multi-line string literal holding `text` exactly: more `#`s than the longest run of
     /// `#` in `text` (so nothing in it ends the literal or starts an escape), closing delimiter at
     /// the start of its line (so no line is re-indented).
-    static func rawMultilineLiteral(_ text: String) -> String {
+    static func rawMultilineLiteral(_ text: [UInt8]) -> String {
         var longest = 0
         var run = 0
-        guard text.containsByte(UInt8(ascii: "#")) else { return "#\"\"\"\n" + text + "\n\"\"\"#" }
-        for byte in text.utf8 {
+        for byte in text {
             if byte == UInt8(ascii: "#") {
                 run += 1
                 longest = max(longest, run)
@@ -99,8 +98,27 @@ enum SwiftNames {
                 run = 0
             }
         }
-        let hashes = String(repeating: "#", count: longest + 1)
-        return hashes + "\"\"\"\n" + text + "\n\"\"\"" + hashes
+        // Built in one step: the text is the DDL, megabytes for a large model.
+        let hashes = longest + 1
+        let count = hashes + 4 + text.count + 4 + hashes
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var offset = 0
+            func put(_ byte: UInt8, times: Int = 1) {
+                for _ in 0..<times {
+                    buffer[offset] = byte
+                    offset += 1
+                }
+            }
+            put(UInt8(ascii: "#"), times: hashes)
+            put(UInt8(ascii: "\""), times: 3)
+            put(UInt8(ascii: "\n"))
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<offset + text.count]).initialize(from: text)
+            offset += text.count
+            put(UInt8(ascii: "\n"))
+            put(UInt8(ascii: "\""), times: 3)
+            put(UInt8(ascii: "#"), times: hashes)
+            return offset
+        }
     }
 
     /// The class name an entity's `representedClassName` asks for: a leading `.` or a module prefix

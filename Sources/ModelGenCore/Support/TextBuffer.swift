@@ -43,11 +43,15 @@ struct TextBuffer {
     /// `text` between `quote`s, each `quote` inside it doubled (SQL's identifier and string
     /// literal syntax).
     mutating func append(_ text: String, quotedWith quote: UInt8) {
-        bytes.append(quote)
         var text = text
-        text.withUTF8 { utf8 in
-            guard var rest = utf8.baseAddress else { return }
-            var count = utf8.count
+        text.withUTF8 { append($0, quotedWith: quote) }
+    }
+
+    /// UTF-8 `text` between `quote`s, each `quote` inside it doubled.
+    mutating func append(_ text: UnsafeBufferPointer<UInt8>, quotedWith quote: UInt8) {
+        bytes.append(quote)
+        if var rest = text.baseAddress {
+            var count = text.count
             // From one quote to the next with `memchr` (a snapshot is megabytes with few quotes).
             while let found = memchr(rest, Int32(quote), count) {
                 let length = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - rest + 1

@@ -74,10 +74,10 @@ struct GenerateCommand: Command {
                 let generated = try SwiftGenerator(options: options, templates: overrides).generateAll(
                     model: model, schema: schema, migrations: migrations, includePostgres: wantsSQL)
                 files = generated.swiftFiles
-                if wantsSQL, let postgres = generated.postgresDDL {
+                if wantsSQL, let postgres = generated.postgresDDLBytes {
                     let base = SwiftNamesForCLI.fileBase(model.modelName ?? "Model")
-                    files.append(GeneratedFile(name: base + ".sqlite.sql", contents: generated.sqliteDDL))
-                    files.append(GeneratedFile(name: base + ".postgres.sql", contents: postgres))
+                    files.append(GeneratedFile(name: base + ".sqlite.sql", bytes: generated.sqliteDDLBytes))
+                    files.append(GeneratedFile(name: base + ".postgres.sql", bytes: postgres))
                 }
             } catch {
                 output.printError("modelgen: error: \(error)")
@@ -93,7 +93,7 @@ struct GenerateCommand: Command {
             return .modelErrors
         }
         for file in files {
-            let status = output.deliver(file.contents, to: (directory as NSString).appendingPathComponent(file.name))
+            let status = output.deliver(bytes: file.bytes, to: (directory as NSString).appendingPathComponent(file.name))
             if status != .success { return status }
         }
         return .success

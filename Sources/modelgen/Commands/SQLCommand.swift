@@ -52,10 +52,25 @@ extension Output {
             print(text)
             return .success
         }
-        let data = Data(text.utf8)
-        if FileManager.default.contents(atPath: path) == data { return .success }
+        return deliver(bytes: Array(text.utf8), to: path)
+    }
+
+    /// Writes `bytes` to `path`, only when they differ from what is there (atomically: a reader
+    /// sees the old file or the new one).
+    mutating func deliver(bytes: [UInt8], to path: String) -> ExitCode {
+        if let existing = FileManager.default.contents(atPath: path), existing.count == bytes.count,
+            existing.withUnsafeBytes({ old in bytes.withUnsafeBytes { new in old.elementsEqual(new) } })
+        {
+            return .success
+        }
         do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            // The array's storage written as it is, without a copy into a `Data`.
+            try bytes.withUnsafeBytes { buffer in
+                let data = buffer.baseAddress.map {
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                }
+                try (data ?? Data()).write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
             return .success
         } catch {
             printError("modelgen: error: cannot write '\(path)': \(error.localizedDescription)")
