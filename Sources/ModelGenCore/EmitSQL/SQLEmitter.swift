@@ -39,7 +39,7 @@ public struct SQLEmitter: Sendable {
         }
         if !schema.indexes.isEmpty { output.append("\n") }
         for index in schema.indexes {
-            output.append(string: createIndex(index))
+            appendCreateIndex(index, to: &output)
             output.append("\n")
         }
         output.append("\n")
@@ -194,13 +194,33 @@ public struct SQLEmitter: Sendable {
     }
 
     func createIndex(_ index: Index) -> String {
-        var text = "CREATE " + (index.isUnique ? "UNIQUE " : "") + "INDEX " + SQLNaming.quoted(index.name) + " ON "
-            + SQLNaming.quoted(index.table) + " ("
-            + index.parts.map { SQLNaming.quoted($0.column) + ($0.isDescending ? " DESC" : " ASC") }.joined(separator: ", ") + ")"
-        if let entityIDs = index.entityIDs {
-            text += " WHERE \"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")"
+        var output = TextBuffer()
+        appendCreateIndex(index, to: &output)
+        return output.text
+    }
+
+    /// `createIndex(index)` appended to `output`.
+    func appendCreateIndex(_ index: Index, to output: inout TextBuffer) {
+        output.append(index.isUnique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ")
+        output.append(identifier: index.name)
+        output.append(" ON ")
+        output.append(identifier: index.table)
+        output.append(" (")
+        for (position, part) in index.parts.enumerated() {
+            if position > 0 { output.append(", ") }
+            output.append(identifier: part.column)
+            output.append(part.isDescending ? " DESC" : " ASC")
         }
-        return text + ";"
+        output.append(")")
+        if let entityIDs = index.entityIDs {
+            output.append(" WHERE \"_entity\" IN (")
+            for (position, id) in entityIDs.enumerated() {
+                if position > 0 { output.append(", ") }
+                output.append(string: String(id))
+            }
+            output.append(")")
+        }
+        output.append(";")
     }
 
     /// The rows of `_modelgen_metadata`: layout, generator, model, version hash and schema snapshot.

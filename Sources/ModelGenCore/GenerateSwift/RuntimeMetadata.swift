@@ -67,31 +67,31 @@ extension SwiftGenerator {
 extension RuntimeEntityMetadata.Attribute {
     /// The Swift expression generated code builds it with.
     var swiftExpression: String {
-        // Appended piece by piece into one reserved string (one per attribute of every entity:
-        // interpolation was a fifth of building a large model's contexts).
-        var text = "AttributeDescription(name: "
-        text.reserveCapacity(128 + key.utf8.count + column.utf8.count)
+        // Written as bytes, made a string once (one per attribute of every entity: appending to a
+        // `String` piece by piece was most of the time of building a large model's contexts).
+        var text = TextBuffer(capacity: 160 + key.utf8.count + column.utf8.count)
+        text.append("AttributeDescription(name: ")
         SwiftNames.appendLiteral(key, to: &text)
-        text += ", column: "
+        text.append(", column: ")
         SwiftNames.appendLiteral(column, to: &text)
-        text += ", type: ."
-        text += type
-        text += isOptional ? ", isOptional: true" : ", isOptional: false"
-        text += hasDefault ? ", hasDefault: true" : ", hasDefault: false"
+        text.append(", type: .")
+        text.append(string: type)
+        text.append(isOptional ? ", isOptional: true" : ", isOptional: false")
+        text.append(hasDefault ? ", hasDefault: true" : ", hasDefault: false")
         if let minimum, let literal = SwiftValueType.doubleLiteral(minimum) {
-            text += ", minimum: "
-            text += literal
+            text.append(", minimum: ")
+            text.append(string: literal)
         }
         if let maximum, let literal = SwiftValueType.doubleLiteral(maximum) {
-            text += ", maximum: "
-            text += literal
+            text.append(", maximum: ")
+            text.append(string: literal)
         }
         if let pattern {
-            text += ", pattern: "
+            text.append(", pattern: ")
             SwiftNames.appendLiteral(pattern, to: &text)
         }
-        text += ")"
-        return text
+        text.append(")")
+        return text.text
     }
 }
 
@@ -120,7 +120,32 @@ extension RuntimeEntityMetadata.Relationship {
             case .deny: ".deny"
             case .noAction: ".noAction"
             }
-        let counts = (minCount.map { ", minCount: \($0)" } ?? "") + (maxCount.map { ", maxCount: \($0)" } ?? "")
-        return "RelationshipDescription(name: \(SwiftNames.literal(name)), destinationEntityID: \(destinationEntityID), destination: \(destinationClass).self, inverse: \(inverse.map(String.init) ?? "nil"), isToMany: \(isToMany), isOrdered: \(isOrdered), isOptional: \(isOptional)\(counts), deletionRule: \(rule), storage: \(storage.swiftExpression))"
+        // Written as bytes, made a string once (see the attribute's).
+        var text = TextBuffer(capacity: 320 + name.utf8.count + destinationClass.utf8.count)
+        text.append("RelationshipDescription(name: ")
+        SwiftNames.appendLiteral(name, to: &text)
+        text.append(", destinationEntityID: ")
+        text.append(string: String(destinationEntityID))
+        text.append(", destination: ")
+        text.append(string: destinationClass)
+        text.append(".self, inverse: ")
+        text.append(string: inverse.map(String.init) ?? "nil")
+        text.append(isToMany ? ", isToMany: true" : ", isToMany: false")
+        text.append(isOrdered ? ", isOrdered: true" : ", isOrdered: false")
+        text.append(isOptional ? ", isOptional: true" : ", isOptional: false")
+        if let minCount {
+            text.append(", minCount: ")
+            text.append(string: String(minCount))
+        }
+        if let maxCount {
+            text.append(", maxCount: ")
+            text.append(string: String(maxCount))
+        }
+        text.append(", deletionRule: ")
+        text.append(string: rule)
+        text.append(", storage: ")
+        text.append(string: storage.swiftExpression)
+        text.append(")")
+        return text.text
     }
 }

@@ -167,7 +167,7 @@ struct SwiftContextBuilder {
                     guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { continue }
                     for member in composite.attributes where !member.isTransient {
                         guard let valueType = SwiftValueType(member.type),
-                            let (column, offset) = offsets["\(owner.name).\(attribute.name).\(member.name)"]
+                            let (column, offset) = offsets[String.concatenating(owner.name, ".", attribute.name, ".", member.name)]
                         else { continue }
                         result.append(
                             StoredAttribute(
@@ -176,7 +176,7 @@ struct SwiftContextBuilder {
                     }
                     continue
                 }
-                guard let valueType = SwiftValueType(attribute.type), let (column, offset) = offsets["\(owner.name).\(attribute.name)"]
+                guard let valueType = SwiftValueType(attribute.type), let (column, offset) = offsets[String.concatenating(owner.name, ".", attribute.name)]
                 else { continue }
                 result.append(
                     StoredAttribute(
@@ -189,14 +189,14 @@ struct SwiftContextBuilder {
     /// The context of one stored attribute (slot `slot`).
     func attributeContext(_ stored: StoredAttribute, slot: Int, className: String) -> MustacheValue {
         let swiftType = typeName(stored.valueType.swiftName)
-        let type = stored.isOptional ? swiftType + "?" : swiftType
+        let type = stored.isOptional ? String.concatenating(swiftType, "?") : swiftType
         let initial: String
         if let value = stored.defaultValue {
             initial = stored.valueType.literal(value)
         } else {
             initial = stored.isOptional ? "nil" : stored.valueType.placeholder
         }
-        let storageName = "_" + SwiftNames.sanitized(stored.key)
+        let storageName = String.concatenating("_", SwiftNames.sanitized(stored.key))
         return .object([
             "name": .string(Self.propertyName(stored.name)),
             "key": .string(SwiftNames.literal(stored.key)),
@@ -207,7 +207,7 @@ struct SwiftContextBuilder {
             "checker": .string(stored.isOptional ? "checkedOptionalValue" : "checkedValue"),
             "initialValue": .string(initial),
             "slot": .number(Double(slot)),
-            "maskBit": .string("1 << \(min(slot, 63))"),
+            "maskBit": .string(String.concatenating("1 << ", String(min(slot, 63)))),
             "columnOffset": .number(Double(stored.columnOffset)),
             "description": .string(attributeMetadata(stored).swiftExpression),
             "className": .string(className),

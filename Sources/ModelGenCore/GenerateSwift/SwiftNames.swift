@@ -48,6 +48,19 @@ enum SwiftNames {
         appendEscapedLiteral(text, to: &output)
     }
 
+    /// `literal(text)` appended to `output`.
+    static func appendLiteral(_ text: String, to output: inout TextBuffer) {
+        guard text.hasByteNeedingEscape(includingDelete: true) else {
+            output.append(byte: UInt8(ascii: "\""))
+            output.append(string: text)
+            output.append(byte: UInt8(ascii: "\""))
+            return
+        }
+        var escaped = ""
+        appendEscapedLiteral(text, to: &escaped)
+        output.append(string: escaped)
+    }
+
     /// `"text"` for text that needs no escape, made in one step (a name is usually short enough
     /// to be stored inline, so this allocates nothing; three appends cost several times more).
     private static func quoted(_ text: String) -> String {

@@ -24,7 +24,7 @@ extension LayoutBuilder {
 
     mutating func addAttribute(_ attribute: Attribute, of entity: Int, to table: Int) {
         let location = SourceAnchor(line: attribute.line, attribute: "name")
-        let source = "\(model.entities[entity].name).\(attribute.name)"
+        let source = String.concatenating(model.entities[entity].name, ".", attribute.name)
         guard attribute.type.isStorable else {
             let at = model.location(attribute.line, attribute: "attributeType")
             diagnostics.report(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : self.location(location))

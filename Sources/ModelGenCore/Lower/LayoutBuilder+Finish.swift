@@ -91,7 +91,7 @@ extension LayoutBuilder {
         var used = Set<String>()
         return conditions.map { condition in
             let (column, kind) = condition.nameParts
-            var name = SQLNaming.fitted("\(table)_\(column)_\(kind)")
+            var name = SQLNaming.fitted(String.concatenating(table, "_", column, "_", kind))
             var counter = 2
             while !used.insert(name).inserted {
                 name = SQLNaming.fitted("\(table)_\(column)_\(kind)\(counter)")

@@ -65,3 +65,23 @@ struct TextBuffer {
         bytes.append(quote)
     }
 }
+
+extension String {
+    /// `parts` joined, made in one step: the length added up, one string of that size written.
+    /// Appending piece by piece (`+`, `+=`, interpolation) costs a few hundred instructions per
+    /// piece; names and expressions made once per attribute of a large model add up.
+    static func concatenating(_ parts: String...) -> String {
+        var count = 0
+        for part in parts { count += part.utf8.count }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var offset = 0
+            for var part in parts {
+                part.withUTF8 { utf8 in
+                    if let base = utf8.baseAddress { (buffer.baseAddress! + offset).initialize(from: base, count: utf8.count) }
+                    offset += utf8.count
+                }
+            }
+            return offset
+        }
+    }
+}
