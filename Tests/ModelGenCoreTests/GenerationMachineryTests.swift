@@ -72,6 +72,20 @@ import Mustache
         #expect(DumpValue.quoted("tab\there") == "\"tab\\there\"")
     }
 
+    /// The model file's DDL literal: one more `#` than the longest run of `#` in the text, wherever
+    /// the runs are (start, end, several).
+    @Test(arguments: [
+        ("CREATE TABLE t;", "#\"\"\"\nCREATE TABLE t;\n\"\"\"#"),
+        ("", "#\"\"\"\n\n\"\"\"#"),
+        ("a # b", "##\"\"\"\na # b\n\"\"\"##"),
+        ("##x#", "###\"\"\"\n##x#\n\"\"\"###"),
+        ("x # y ### z ##", "####\"\"\"\nx # y ### z ##\n\"\"\"####"),
+        ("\"\"\"#", "##\"\"\"\n\"\"\"#\n\"\"\"##"),
+    ])
+    func rawLiteralsHaveMoreHashesThanTheirText(_ text: String, _ literal: String) {
+        #expect(SwiftNames.rawMultilineLiteral(Array(text.utf8)) == literal)
+    }
+
     @Test(arguments: [0, 1, 2, 7, 300])
     func parallelJobsReturnTheirResultsInJobOrder(count: Int) {
         let results = Parallel.map(count) { index -> String in
@@ -103,6 +117,17 @@ import Mustache
         let snapshot = SchemaSnapshot.make(schema)
         #expect(first.sqliteDDL == SQLEmitter(dialect: .sqlite).emit(schema, snapshot: snapshot))
         #expect(first.postgresDDL == SQLEmitter(dialect: .postgres).emit(schema, snapshot: snapshot))
+        // One file: the model file, then the entity files in model order.
+        var options = generator.options
+        options.singleFile = "Many.swift"
+        let single = try SwiftGenerator(options: options).generateAll(model: model, schema: schema, includePostgres: false)
+        #expect(single.swiftFiles.map(\.name) == ["Many.swift"])
+        let separate = try SwiftGenerator(options: options).generate(model: model, schema: schema)
+        #expect(separate == single.swiftFiles)
+        let text = single.swiftFiles[0].contents
+        let declarations = ["public enum ManyModel {"] + (0..<120).map { "public final class Thing\($0): ManagedObject {" }
+        let offsets = try declarations.map { try #require(text.range(of: $0), "\($0) is missing").lowerBound }
+        #expect(offsets == offsets.sorted())
     }
 
     /// A model of `entities` entities, each pointing at the next.

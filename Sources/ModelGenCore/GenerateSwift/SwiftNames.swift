@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Spelling Swift: identifiers that must be back-quoted, string literals, type names that must be
 /// qualified because a generated class took the plain name.
 enum SwiftNames {
@@ -101,14 +107,17 @@ enum SwiftNames {
     /// `#` in `text` (so nothing in it ends the literal or starts an escape), closing delimiter at
     /// the start of its line (so no line is re-indented).
     static func rawMultilineLiteral(_ text: [UInt8]) -> String {
+        // The longest run of `#`, from one `#` to the next with `memchr` (DDL has few).
         var longest = 0
-        var run = 0
-        for byte in text {
-            if byte == UInt8(ascii: "#") {
-                run += 1
-                longest = max(longest, run)
-            } else {
-                run = 0
+        text.withUnsafeBufferPointer { text in
+            guard let base = text.baseAddress else { return }
+            var offset = 0
+            while offset < text.count, let found = memchr(base + offset, Int32(UInt8(ascii: "#")), text.count - offset) {
+                var end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                let start = end
+                while end < text.count && text[end] == UInt8(ascii: "#") { end += 1 }
+                longest = max(longest, end - start)
+                offset = end
             }
         }
         // Built in one step: the text is the DDL, megabytes for a large model.
