@@ -40,8 +40,10 @@ struct MustacheRenderer {
             case .variable(let path, let escaped):
                 // A lookup walks the context stack: charge its depth to the work bound.
                 nodesLeft -= stack.count
-                let text = Self.lookup(path, in: stack).text
-                output.append(contentsOf: (escaped && escapingHTML ? Self.escapeHTML(text) : text).utf8)
+                var text = Self.lookup(path, in: stack).text
+                if escaped && escapingHTML { text = Self.escapeHTML(text) }
+                // Copied from the string's contiguous UTF-8 (a generic append walks the view).
+                text.withUTF8 { output.append(contentsOf: $0) }
             case .section(let path, let children, let inverted):
                 nodesLeft -= stack.count
                 let value = Self.lookup(path, in: stack)
