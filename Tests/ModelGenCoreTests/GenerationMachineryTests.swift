@@ -130,6 +130,34 @@ import Mustache
         #expect(offsets == offsets.sorted())
     }
 
+    /// A model large enough to be resolved in runs on several cores: the entities and the
+    /// diagnostics come out in document order, as one by one (the expected lines are the
+    /// entities' own: line 3 + index).
+    @Test func resolvingInRunsKeepsEntitiesAndDiagnosticsInDocumentOrder() throws {
+        var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
+            + #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"# + "\n"
+        for index in 0..<700 {
+            let name = index == 333 ? "" : #" name="E\#(index)""#
+            let generation = index % 50 == 7 ? "bogus" : "class"
+            text += #"<entity\#(name) codeGenerationType="\#(generation)"><attribute name="a" optional="YES" attributeType="String"/></entity>"# + "\n"
+        }
+        text += "</model>\n"
+        let engine = DiagnosticEngine()
+        let syntax = try #require(ModelParser().parse(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        #expect(engine.diagnostics.isEmpty)
+        let model = ModelResolver().resolve(syntax, diagnostics: engine)
+        #expect(model.entities.map(\.name) == (0..<700).filter { $0 != 333 }.map { "E\($0)" })
+        let expected = (0..<700).filter { $0 % 50 == 7 || $0 == 333 }.map { ($0 == 333 ? "missing-name" : "unknown-code-generation", $0 + 3) }
+        let reported = engine.diagnostics.map { ($0.id.description, $0.location?.line ?? 0) }
+        #expect(reported.map(\.0) == expected.map(\.0))
+        #expect(reported.map(\.1) == expected.map(\.1))
+        // The same under --warnings-as-errors: the runs' engines apply it as the caller's does.
+        let strict = DiagnosticEngine(warningsAsErrors: true)
+        _ = ModelResolver().resolve(syntax, diagnostics: strict)
+        #expect(strict.diagnostics.allSatisfy { $0.severity == .error })
+        #expect(strict.diagnostics.map(\.location) == engine.diagnostics.map(\.location))
+    }
+
     /// A model of `entities` entities, each pointing at the next.
     static func model(entities: Int) -> String {
         var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#

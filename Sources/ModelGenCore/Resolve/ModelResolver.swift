@@ -48,6 +48,29 @@ public struct ModelResolver {
     }
 
     /// Resolves one model version; reports what cannot be resolved and still returns a model.
+    /// Each entity resolved on its own (from its syntax alone), so runs of them are resolved on
+    /// all cores, each run reporting into its own engine; the entities and their diagnostics are
+    /// put together in document order, as resolving them one by one would give.
+    private static func entities(of syntax: ModelSyntax, values: ValueReader) -> [Entity] {
+        let runs = Parallel.runs(Array(syntax.entities.indices), minimumLength: 128)
+        guard runs.count > 1 else { return syntax.entities.compactMapBorrowing { ResolutionContext(values: values).entity($0) } }
+        let source = values.source
+        let warningsAsErrors = values.diagnostics.warningsAsErrors
+        let results = Parallel.map(runs.count) { run -> ([Entity], [Diagnostic]) in
+            let engine = DiagnosticEngine(warningsAsErrors: warningsAsErrors)
+            let context = ResolutionContext(values: ValueReader(source: source, diagnostics: engine))
+            let entities = runs[run].compactMap { context.entity(syntax.entities[$0]) }
+            return (entities, engine.diagnostics)
+        }
+        var entities: [Entity] = []
+        entities.reserveCapacity(syntax.entities.count)
+        for (resolved, diagnostics) in results {
+            entities += resolved
+            for diagnostic in diagnostics { values.diagnostics.report(diagnostic) }
+        }
+        return entities
+    }
+
     public func resolve(_ syntax: ModelSyntax, diagnostics: DiagnosticEngine) -> ObjectModel {
         let values = ValueReader(source: syntax.source, diagnostics: diagnostics)
         var context = ResolutionContext(values: values)
@@ -60,7 +83,7 @@ public struct ModelResolver {
             usedWithCloudKit: values.bool(syntax.usedWithCloudKit, "usedWithCloudKit", line: syntax.line),
             usedWithSwiftData: values.bool(syntax.usedWithSwiftData, "usedWithSwiftData", line: syntax.line)
         )
-        context.entities = syntax.entities.compactMapBorrowing { context.entity($0) }
+        context.entities = Self.entities(of: syntax, values: values)
         context.indexEntities()
         context.linkInheritance()
         context.indexProperties()
