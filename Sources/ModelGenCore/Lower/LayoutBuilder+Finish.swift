@@ -53,15 +53,9 @@ extension LayoutBuilder {
     /// Orders tables so that each comes after the tables it references (ties and cycles broken by
     /// name), sorts columns, names checks, and de-duplicates indexes.
     func finish() -> RelationalSchema {
-        let finished = tables.map { planned -> Table in
-            let bookkeeping = planned.columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }.count
-            // The other columns by name: positions are sorted, not the (large) planned columns.
-            let rest = (bookkeeping..<planned.columns.count).sorted { planned.columns[$0].column.name < planned.columns[$1].column.name }
-            return Table(
-                name: planned.name, kind: planned.kind, columns: (Array(0..<bookkeeping) + rest).map { planned.columns[$0].column },
-                primaryKey: planned.primaryKey, foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
-                checks: Self.namedChecks(planned.checks, table: planned.name))
-        }
+        // Each table is finished on its own: runs of them on all cores, put together in order.
+        let runs = Parallel.runs(tables, minimumLength: 64)
+        let finished = Parallel.map(runs.count) { runs[$0].map(Self.finished) }.flatMap { $0 }
         var seen = Set<String>()
         var uniqueIndexes: [Index] = []
         // An index the same as one kept (same table, parts, uniqueness and entities) is dropped;
@@ -85,6 +79,18 @@ extension LayoutBuilder {
         return RelationalSchema(
             layout: layoutName, modelName: model.modelName ?? "Model", versionName: model.versionName,
             tables: Self.foreignKeyOrder(finished) + [MetadataTable.table], indexes: uniqueIndexes, entities: mappings)
+    }
+
+    /// A planned table as the schema holds it: bookkeeping columns first, the others by name,
+    /// foreign keys sorted, checks named.
+    private static func finished(_ planned: PlannedTable) -> Table {
+        let bookkeeping = planned.columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }.count
+        // The other columns by name: positions are sorted, not the (large) planned columns.
+        let rest = (bookkeeping..<planned.columns.count).sorted { planned.columns[$0].column.name < planned.columns[$1].column.name }
+        return Table(
+            name: planned.name, kind: planned.kind, columns: (Array(0..<bookkeeping) + rest).map { planned.columns[$0].column },
+            primaryKey: planned.primaryKey, foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
+            checks: namedChecks(planned.checks, table: planned.name))
     }
 
     static func namedChecks(_ conditions: [Check.Condition], table: String) -> [Check] {
