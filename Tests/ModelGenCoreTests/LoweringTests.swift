@@ -91,6 +91,32 @@ import Testing
         #expect((schema == nil) == (testCase.severity == .error))
     }
 
+    /// Enough entities for their attribute columns to be planned in runs on several cores: the
+    /// diagnostics come out in document order (on each entity's own line, 3 + index) and every
+    /// table gets its own columns.
+    @Test func attributesPlannedInRunsKeepTheirTablesAndDiagnosticsInOrder() throws {
+        var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
+            + #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"# + "\n"
+        for index in 0..<300 {
+            let odd = index % 40 == 3 ? #"<attribute name="odd" attributeType="Undefined"/>"# : ""
+            text += #"<entity name="E\#(index)"><attribute name="a\#(index)" optional="YES" attributeType="String"/>\#(odd)</entity>"# + "\n"
+        }
+        text += "</model>\n"
+        let engine = DiagnosticEngine()
+        let model = try #require(FrontEnd().run(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        _ = SchemaLowering().lower(model, diagnostics: engine)
+        let expected = (0..<300).filter { $0 % 40 == 3 }.map { $0 + 3 }
+        #expect(engine.diagnostics.map(\.id.description) == Array(repeating: "unstorable-attribute-type", count: expected.count))
+        #expect(engine.diagnostics.map { $0.location?.line ?? 0 } == expected)
+        let clean = try #require(FrontEnd().run(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.replacing("Undefined", with: "String").utf8)), diagnostics: DiagnosticEngine()))
+        let schema = try #require(SchemaLowering().lower(clean, diagnostics: DiagnosticEngine()))
+        for index in 0..<300 {
+            let table = try #require(schema.tables.first { $0.name == "e\(index)" })
+            let names = table.columns.filter { $0.role == .attribute }.map(\.name)
+            #expect(names == (index % 40 == 3 ? ["a\(index)", "odd"] : ["a\(index)"]))
+        }
+    }
+
     @Test func collisionsNameTheOtherDeclarationInANote() {
         let (_, diagnostics) = Self.lower(
             modelDocument(

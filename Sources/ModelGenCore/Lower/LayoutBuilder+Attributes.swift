@@ -5,11 +5,43 @@ extension LayoutBuilder {
             "attribute '\(name)' of type \(type.rawValue) cannot be stored; make it transient")
     }
 
-    mutating func addProperties(of entity: Int) {
+    /// What storing an entity's attributes adds to its table: worked out from the model alone
+    /// (no other table is touched), so entities are planned on all cores and the results added in
+    /// order, with the diagnostics they would have reported.
+    struct AttributeColumns: Sendable {
+        var columns: [PlannedColumn] = []
+        var checks: [Check.Condition] = []
+        var diagnostics: [Diagnostic] = []
+    }
+
+    /// The attribute columns of every entity with a table, by entity index.
+    func attributeColumnsOfEntities() -> [AttributeColumns?] {
+        let included = model.entities.indices.filter { tableOfRoot[model.entities[$0].root] != nil }
+        // Only read in the jobs: `attributeColumns(of:)` reads the model and the entity IDs and
+        // reports nothing to the (not thread-safe) diagnostics engine.
+        nonisolated(unsafe) let planner = self
+        let runs = Parallel.runs(included, minimumLength: 64)
+        let plans = Parallel.map(runs.count) { runs[$0].map { planner.attributeColumns(of: $0) } }
+        var result = [AttributeColumns?](repeating: nil, count: model.entities.count)
+        for (entity, plan) in zip(included, plans.joined()) { result[entity] = plan }
+        return result
+    }
+
+    func attributeColumns(of entity: Int) -> AttributeColumns {
+        var result = AttributeColumns()
+        for attribute in model.entities[entity].attributes where !attribute.isTransient {
+            addAttribute(attribute, of: entity, to: &result)
+        }
+        return result
+    }
+
+    mutating func addProperties(of entity: Int, attributes: AttributeColumns?) {
         let declaration = model.entities[entity]
         guard let tableIndex = tableOfRoot[declaration.root] else { return }
-        for attribute in declaration.attributes where !attribute.isTransient {
-            addAttribute(attribute, of: entity, to: tableIndex)
+        if let attributes {
+            tables[tableIndex].columns += attributes.columns
+            tables[tableIndex].checks += attributes.checks
+            for diagnostic in attributes.diagnostics { diagnostics.report(diagnostic) }
         }
         for (position, relationship) in declaration.relationships.enumerated() where !relationship.isTransient {
             addRelationship(RelationshipRef(entity: entity, index: position), table: tableIndex)
@@ -22,12 +54,12 @@ extension LayoutBuilder {
         model.entities[entity].parent == nil ? nil : entityIDValues(of: entity)
     }
 
-    mutating func addAttribute(_ attribute: Attribute, of entity: Int, to table: Int) {
+    func addAttribute(_ attribute: Attribute, of entity: Int, to table: inout AttributeColumns) {
         let location = SourceAnchor(line: attribute.line, attribute: "name")
         let source = String.concatenating(model.entities[entity].name, ".", attribute.name)
         guard attribute.type.isStorable else {
             let at = model.location(attribute.line, attribute: "attributeType")
-            diagnostics.report(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : self.location(location))
+            table.diagnostics.append(Diagnostic(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : self.location(location)))
             return
         }
         let base = sqlName(attribute.name, userInfo: attribute.userInfo)
@@ -37,22 +69,22 @@ extension LayoutBuilder {
                 let name = SQLNaming.fitted(base + "_" + sqlName(member.name, userInfo: member.userInfo))
                 addValueColumn(
                     name, for: member, isOptional: attribute.isOptional || member.isOptional, entity: entity,
-                    source: source + "." + member.name, location: location, to: table)
+                    source: source + "." + member.name, location: location, to: &table)
             }
             return
         }
-        addValueColumn(base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source, location: location, to: table)
+        addValueColumn(base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source, location: location, to: &table)
     }
 
     /// Adds the column of a stored attribute with its default and checks.
-    private mutating func addValueColumn(
+    private func addValueColumn(
         _ name: String, for attribute: Attribute, isOptional: Bool, entity: Int, source: String,
-        location: SourceAnchor, to table: Int
+        location: SourceAnchor, to table: inout AttributeColumns
     ) {
         let type = Self.columnType(attribute.type)
         let required = isOptional ? nil : requirement(of: entity)
         let isNullable = isOptional || required != nil
-        tables[table].columns.append(
+        table.columns.append(
             PlannedColumn(
                 column: Column(
                     name: name, type: type, isNullable: isNullable, defaultValue: attribute.defaultValue.map(Self.sqlValue),
@@ -81,7 +113,7 @@ extension LayoutBuilder {
         if let pattern = attribute.regularExpression, !pattern.isEmpty, attribute.type == .string {
             checks.append(.matches(column: name, pattern: pattern))
         }
-        tables[table].checks += checks
+        table.checks += checks
     }
 
     static func columnType(_ type: AttributeType) -> ColumnType {

@@ -66,8 +66,9 @@ struct LayoutBuilder {
     mutating func build() -> RelationalSchema {
         assignEntityIDs()
         createEntityTables()
+        let attributeColumns = attributeColumnsOfEntities()
         for root in tableOfRoot.keys.sorted() {
-            for entity in hierarchy(of: root) { addProperties(of: entity) }
+            for entity in hierarchy(of: root) { addProperties(of: entity, attributes: attributeColumns[entity]) }
         }
         for root in tableOfRoot.keys.sorted() {
             for entity in hierarchy(of: root) {
