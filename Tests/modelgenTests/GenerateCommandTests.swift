@@ -67,6 +67,23 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date == before)
     }
 
+    /// Files are written on all cores: one that cannot be written (a directory is in its place)
+    /// is reported by name with exit status 1, and the others are still written.
+    @Test func aFileThatCannotBeWrittenIsReportedAndTheOthersAreWritten() throws {
+        let output = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        try FileManager.default.createDirectory(at: output.appendingPathComponent("Quiz.swift/in-the-way"), withIntermediateDirectories: true)
+        let result = try CLIRunner.run(["generate", "Models/GradeBook.xcdatamodeld", "--output", output.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("modelgen: error: cannot write '\(output.appendingPathComponent("Quiz.swift").path)'"), "\(result.stderr)")
+        let reference = CLIRunner.packageRoot.appendingPathComponent("Tests/GeneratedModels/GradeBook")
+        for name in ["Grade.swift", "GradeBookModel.swift", "Student.swift"] {
+            #expect(
+                try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8)
+                    == String(contentsOf: reference.appendingPathComponent(name), encoding: .utf8), "\(name)")
+        }
+    }
+
     @Test func internalAccessDropsPublic() throws {
         let output = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }

@@ -92,9 +92,12 @@ struct GenerateCommand: Command {
             output.printError("modelgen: error: cannot create '\(directory)': \(error.localizedDescription)")
             return .modelErrors
         }
-        for file in files {
-            let status = output.deliver(bytes: file.bytes, to: (directory as NSString).appendingPathComponent(file.name))
-            if status != .success { return status }
+        // Written on all cores (a large model is thousands of files; each write is a temporary
+        // file and a rename); the first failure in file order is reported.
+        let failures = Output.write(files.map { ((directory as NSString).appendingPathComponent($0.name), $0.bytes) })
+        if let failure = failures.first(where: { $0 != nil }) ?? nil {
+            output.printError(failure)
+            return .modelErrors
         }
         return .success
     }

@@ -58,10 +58,31 @@ extension Output {
     /// Writes `bytes` to `path`, only when they differ from what is there (atomically: a reader
     /// sees the old file or the new one).
     mutating func deliver(bytes: [UInt8], to path: String) -> ExitCode {
+        guard let failure = Self.write(bytes, to: path) else { return .success }
+        printError(failure)
+        return .modelErrors
+    }
+
+    /// Each file written as `deliver` does, on all cores; the error message of each that failed
+    /// (`nil` where it was written or already up to date), in the order given.
+    static func write(_ files: [(path: String, bytes: [UInt8])]) -> [String?] {
+        let results = UnsafeMutableBufferPointer<String?>.allocate(capacity: files.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        // Each iteration writes only its own slot; `concurrentPerform` returns after all of them.
+        nonisolated(unsafe) let slots = results
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            slots[index] = write(files[index].bytes, to: files[index].path)
+        }
+        return Array(results)
+    }
+
+    /// Writes `bytes` to `path` unless they are already there; the error message when that fails.
+    private static func write(_ bytes: [UInt8], to path: String) -> String? {
         if let existing = FileManager.default.contents(atPath: path), existing.count == bytes.count,
             bytes.isEmpty || existing.withUnsafeBytes({ old in bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 } })
         {
-            return .success
+            return nil
         }
         do {
             // The array's storage written as it is, without a copy into a `Data`.
@@ -71,10 +92,9 @@ extension Output {
                 }
                 try (data ?? Data()).write(to: URL(fileURLWithPath: path), options: .atomic)
             }
-            return .success
+            return nil
         } catch {
-            printError("modelgen: error: cannot write '\(path)': \(error.localizedDescription)")
-            return .modelErrors
+            return "modelgen: error: cannot write '\(path)': \(error.localizedDescription)"
         }
     }
 }
