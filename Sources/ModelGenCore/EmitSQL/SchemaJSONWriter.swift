@@ -46,27 +46,27 @@ struct SchemaJSONWriter {
     }
 
     private mutating func write(_ schema: RelationalSchema) {
-        key("layout", first: true)
+        emit("{\"layout\":")
         string(schema.layout)
-        key("modelName")
+        emit(",\"modelName\":")
         string(schema.modelName)
         if let version = schema.versionName {
-            key("versionName")
+            emit(",\"versionName\":")
             string(version)
         }
-        key("tables")
+        emit(",\"tables\":")
         list(schema.tables) { $0.write($1) }
-        key("indexes")
+        emit(",\"indexes\":")
         list(schema.indexes) { $0.write($1) }
-        key("entities")
+        emit(",\"entities\":")
         list(schema.entities) { writer, mapping in
-            writer.key("entity", first: true)
+            writer.emit("{\"entity\":")
             writer.string(mapping.entity)
-            writer.key("table")
+            writer.emit(",\"table\":")
             writer.string(mapping.table)
-            writer.key("entityID")
+            writer.emit(",\"entityID\":")
             writer.integer(Int64(mapping.entityID))
-            writer.key("isAbstract")
+            writer.emit(",\"isAbstract\":")
             writer.bool(mapping.isAbstract)
             writer.emit("}")
         }
@@ -74,33 +74,33 @@ struct SchemaJSONWriter {
     }
 
     private mutating func write(_ table: Table) {
-        key("name", first: true)
+        emit("{\"name\":")
         string(table.name)
-        key("kind")
+        emit(",\"kind\":")
         string(table.kind.rawValue)
-        key("columns")
+        emit(",\"columns\":")
         list(table.columns) { $0.write($1) }
-        key("primaryKey")
+        emit(",\"primaryKey\":")
         list(table.primaryKey) { $0.string($1) }
-        key("foreignKeys")
+        emit(",\"foreignKeys\":")
         list(table.foreignKeys) { writer, foreignKey in
-            writer.key("columns", first: true)
+            writer.emit("{\"columns\":")
             writer.list(foreignKey.columns) { $0.string($1) }
-            writer.key("referencedTable")
+            writer.emit(",\"referencedTable\":")
             writer.string(foreignKey.referencedTable)
-            writer.key("referencedColumns")
+            writer.emit(",\"referencedColumns\":")
             writer.list(foreignKey.referencedColumns) { $0.string($1) }
-            writer.key("onDelete")
+            writer.emit(",\"onDelete\":")
             writer.string(foreignKey.onDelete.rawValue)
-            writer.key("isDeferred")
+            writer.emit(",\"isDeferred\":")
             writer.bool(foreignKey.isDeferred)
             writer.emit("}")
         }
-        key("checks")
+        emit(",\"checks\":")
         list(table.checks) { writer, check in
-            writer.key("name", first: true)
+            writer.emit("{\"name\":")
             writer.string(check.name)
-            writer.key("condition")
+            writer.emit(",\"condition\":")
             writer.write(check.condition)
             writer.emit("}")
         }
@@ -108,20 +108,20 @@ struct SchemaJSONWriter {
     }
 
     private mutating func write(_ column: Column) {
-        key("name", first: true)
+        emit("{\"name\":")
         string(column.name)
-        key("type")
+        emit(",\"type\":")
         string(column.type.rawValue)
-        key("isNullable")
+        emit(",\"isNullable\":")
         bool(column.isNullable)
         if let value = column.defaultValue {
-            key("defaultValue")
+            emit(",\"defaultValue\":")
             write(value)
         }
-        key("role")
+        emit(",\"role\":")
         string(column.role.rawValue)
         if let source = column.source {
-            key("source")
+            emit(",\"source\":")
             string(source)
         }
         emit("}")
@@ -130,25 +130,25 @@ struct SchemaJSONWriter {
     private mutating func write(_ value: SQLValue) {
         switch value {
         case .integer(let number):
-            key("integer", first: true)
+            emit("{\"integer\":")
             integer(number)
         case .real(let number):
-            key("real", first: true)
+            emit("{\"real\":")
             double(number)
         case .decimal(let text):
-            key("decimal", first: true)
+            emit("{\"decimal\":")
             string(text)
         case .text(let text):
-            key("text", first: true)
+            emit("{\"text\":")
             string(text)
         case .bool(let flag):
-            key("bool", first: true)
+            emit("{\"bool\":")
             bool(flag)
         case .date(let seconds):
-            key("date", first: true)
+            emit("{\"date\":")
             double(seconds)
         case .uuid(let text):
-            key("uuid", first: true)
+            emit("{\"uuid\":")
             string(text)
         }
         emit("}")
@@ -157,73 +157,73 @@ struct SchemaJSONWriter {
     private mutating func write(_ condition: Check.Condition) {
         func column(_ writer: inout SchemaJSONWriter, _ kind: StaticString, _ name: String) {
             writer.key(kind, first: true)
-            writer.key("column", first: true)
+            writer.emit("{\"column\":")
             writer.string(name)
         }
         switch condition {
         case .oneOf(let name, let values):
             column(&self, "oneOf", name)
-            key("values")
+            emit(",\"values\":")
             list(values) { $0.integer($1) }
         case .range(let name, let minimum, let maximum):
             column(&self, "range", name)
             if let minimum {
-                key("minimum")
+                emit(",\"minimum\":")
                 write(minimum)
             }
             if let maximum {
-                key("maximum")
+                emit(",\"maximum\":")
                 write(maximum)
             }
         case .length(let name, let minimum, let maximum):
             column(&self, "length", name)
             if let minimum {
-                key("minimum")
+                emit(",\"minimum\":")
                 integer(minimum)
             }
             if let maximum {
-                key("maximum")
+                emit(",\"maximum\":")
                 integer(maximum)
             }
         case .integerWidth(let name, let type):
             column(&self, "integerWidth", name)
-            key("type")
+            emit(",\"type\":")
             string(type.rawValue)
         case .requiredFor(let name, let entityIDs):
             column(&self, "requiredFor", name)
-            key("entityIDs")
+            emit(",\"entityIDs\":")
             list(entityIDs) { $0.integer($1) }
         case .matches(let name, let pattern):
             column(&self, "matches", name)
-            key("pattern")
+            emit(",\"pattern\":")
             string(pattern)
         case .isBoolean(let name):
             column(&self, "isBoolean", name)
         case .byteCount(let name, let bytes):
             column(&self, "byteCount", name)
-            key("bytes")
+            emit(",\"bytes\":")
             integer(bytes)
         }
         emit("}}")
     }
 
     private mutating func write(_ index: Index) {
-        key("name", first: true)
+        emit("{\"name\":")
         string(index.name)
-        key("table")
+        emit(",\"table\":")
         string(index.table)
-        key("parts")
+        emit(",\"parts\":")
         list(index.parts) { writer, part in
-            writer.key("column", first: true)
+            writer.emit("{\"column\":")
             writer.string(part.column)
-            writer.key("isDescending")
+            writer.emit(",\"isDescending\":")
             writer.bool(part.isDescending)
             writer.emit("}")
         }
-        key("isUnique")
+        emit(",\"isUnique\":")
         bool(index.isUnique)
         if let entityIDs = index.entityIDs {
-            key("entityIDs")
+            emit(",\"entityIDs\":")
             list(entityIDs) { $0.integer($1) }
         }
         emit("}")
