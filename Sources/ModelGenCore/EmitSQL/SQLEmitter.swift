@@ -44,7 +44,7 @@ public struct SQLEmitter: Sendable {
         }
         output.append("\n")
         appendMetadataRows(schema, snapshot, to: &output)
-        return output.bytes
+        return output.takeBytes()
     }
 
     private func header(_ schema: RelationalSchema) -> String {

@@ -11,7 +11,7 @@ struct SchemaJSONWriter {
         var writer = SchemaJSONWriter()
         writer.output = TextBuffer(capacity: schema.tables.count * 4_096)
         writer.write(schema)
-        return writer.output.bytes
+        return writer.output.takeBytes()
     }
 
     private mutating func emit(_ text: StaticString) { output.append(text) }
