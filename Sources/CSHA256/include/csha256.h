@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// SHA-256's 64 round constants (FIPS 180-4 §4.2.2), for the portable compression too.
+const uint32_t *modelgen_sha256_round_constants(void);
+
 /// Whether this processor has the SHA extensions (and SSSE3 / SSE4.1) that
 /// `modelgen_sha256_blocks` needs. Always 0 where they do not exist.
 int modelgen_sha256_accelerated(void);
