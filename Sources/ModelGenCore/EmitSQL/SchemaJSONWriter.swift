@@ -17,8 +17,10 @@ struct SchemaJSONWriter {
     private mutating func emit(_ text: StaticString) { output.append(text) }
     private mutating func emit(string text: String) { output.append(string: text) }
 
-    private mutating func key(_ name: StaticString, first: Bool = false) {
-        emit(first ? "{\"" : ",\"")
+    /// `{"name":`, opening an object whose first key is only known at run time (other keys are
+    /// written with their punctuation as one literal).
+    private mutating func openObject(key name: StaticString) {
+        emit("{\"")
         emit(name)
         emit("\":")
     }
@@ -156,7 +158,7 @@ struct SchemaJSONWriter {
 
     private mutating func write(_ condition: Check.Condition) {
         func column(_ writer: inout SchemaJSONWriter, _ kind: StaticString, _ name: String) {
-            writer.key(kind, first: true)
+            writer.openObject(key: kind)
             writer.emit("{\"column\":")
             writer.string(name)
         }

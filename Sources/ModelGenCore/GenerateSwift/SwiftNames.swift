@@ -46,15 +46,6 @@ enum SwiftNames {
     }
 
     /// `literal(text)` appended to `output`.
-    static func appendLiteral(_ text: String, to output: inout String) {
-        guard text.hasByteNeedingEscape(includingDelete: true) else {
-            output += quoted(text)
-            return
-        }
-        appendEscapedLiteral(text, to: &output)
-    }
-
-    /// `literal(text)` appended to `output`.
     static func appendLiteral(_ text: String, to output: inout TextBuffer) {
         guard text.hasByteNeedingEscape(includingDelete: true) else {
             output.append(byte: UInt8(ascii: "\""))

@@ -53,7 +53,10 @@ public struct ModelResolver {
     /// put together in document order, as resolving them one by one would give.
     private static func entities(of syntax: ModelSyntax, values: ValueReader) -> [Entity] {
         let runs = Parallel.runs(Array(syntax.entities.indices), minimumLength: 128)
-        guard runs.count > 1 else { return syntax.entities.compactMapBorrowing { ResolutionContext(values: values).entity($0) } }
+        guard runs.count > 1 else {
+            let context = ResolutionContext(values: values)
+            return syntax.entities.compactMapBorrowing { context.entity($0) }
+        }
         let source = values.source
         let warningsAsErrors = values.diagnostics.warningsAsErrors
         let results = Parallel.map(runs.count) { run -> ([Entity], [Diagnostic]) in

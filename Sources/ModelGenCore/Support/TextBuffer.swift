@@ -30,7 +30,6 @@ struct TextBuffer {
         swap(&bytes, &storage)
         bytes.removeLast(bytes.count - count)
         count = 0
-        storage = [UInt8](repeating: 0, count: 64)
         return bytes
     }
 
@@ -80,11 +79,6 @@ struct TextBuffer {
         let offset = count
         storage.withUnsafeMutableBufferPointer { $0[offset] = byte }
         count += 1
-    }
-
-    /// `bytes`, appended.
-    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        if let base = bytes.baseAddress { write(base, bytes.count) }
     }
 
     /// `"text"`, a double-quoted SQL identifier.
