@@ -203,7 +203,8 @@ struct MustacheParser {
         return stack[0].nodes
     }
 
-    private static func path(_ name: String) -> [String] {
-        name == "." ? [] : name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    /// A dotted name's parts as keys (none for `.`, the current context).
+    private static func path(_ name: String) -> [Int32] {
+        name == "." ? [] : name.split(separator: ".", omittingEmptySubsequences: false).map { MustacheKey(String($0)).id }
     }
 }

@@ -19,59 +19,70 @@ struct MustacheRenderer {
         self.escapingHTML = escapingHTML
     }
 
-    mutating func render(_ nodes: [MustacheTemplate.Node], stack: [MustacheValue], into output: inout [UInt8]) {
-        var stack = stack
-        render(nodes, stack: &stack, into: &output)
+    /// Renders `program` against `tree` from its root.
+    mutating func render(_ program: MustacheProgram, tree: MustacheTree, into output: inout [UInt8]) {
+        var stack = [tree.root.index]
+        render(program, 0..<program.instructions.count, tree: tree, stack: &stack, into: &output)
     }
 
-    /// Renders with `stack` pushed and popped in place (no copy per section item), appending UTF-8
-    /// to `output` (bytes, not a `String`: appending to a string checks and tracks more per call,
-    /// and a file is thousands of appends).
-    mutating func render(_ nodes: [MustacheTemplate.Node], stack: inout [MustacheValue], into output: inout [UInt8]) {
-        for node in nodes {
+    /// Renders the instructions `range` of `program` with `stack` (the contexts, as nodes of
+    /// `tree`, innermost last) pushed and popped in place, appending UTF-8 to `output` (bytes, not
+    /// a `String`: a file is thousands of appends).
+    mutating func render(
+        _ program: MustacheProgram, _ range: Range<Int>, tree: MustacheTree, stack: inout [Int], into output: inout [UInt8]
+    ) {
+        var position = range.lowerBound
+        while position < range.upperBound {
             guard nodesLeft > 0 else {
                 limitReached = true
                 return
             }
             nodesLeft -= 1
-            switch node {
-            case .text(let bytes):
-                output.append(contentsOf: bytes)
-            case .variable(let path, let escaped):
+            let instruction = program.instructions[position]
+            position += 1
+            switch instruction.operation {
+            case .text:
+                program.text.withUnsafeBufferPointer {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[instruction.first..<instruction.first + instruction.count]))
+                }
+            case .variable, .escapedVariable:
                 // A lookup walks the context stack: charge its depth to the work bound.
                 nodesLeft -= stack.count
-                var text = Self.lookup(path, in: stack).text
-                if escaped && escapingHTML { text = Self.escapeHTML(text) }
-                // Copied from the string's contiguous UTF-8 (a generic append walks the view).
-                text.withUTF8 { output.append(contentsOf: $0) }
-            case .section(let path, let children, let inverted):
+                if let value = Self.lookup(program.names, instruction.first, instruction.count, in: stack, of: tree) {
+                    tree.appendText(value, escapingHTML: instruction.operation == .escapedVariable && escapingHTML, to: &output)
+                }
+            case .section, .invertedSection:
                 nodesLeft -= stack.count
-                let value = Self.lookup(path, in: stack)
-                if inverted {
-                    if !value.isTruthy { render(children, stack: &stack, into: &output) }
+                let children = position..<instruction.end
+                position = instruction.end
+                let value = Self.lookup(program.names, instruction.first, instruction.count, in: stack, of: tree)
+                if instruction.operation == .invertedSection {
+                    if !tree.isTruthy(value) { render(program, children, tree: tree, stack: &stack, into: &output) }
                     continue
                 }
-                guard value.isTruthy else { continue }
-                if case .list(let items) = value {
-                    for item in items {
-                        stack.append(item)
-                        render(children, stack: &stack, into: &output)
+                guard let value, tree.isTruthy(value) else { continue }
+                let found = tree.nodes[value]
+                if found.kind == .list {
+                    for item in found.start..<found.start + found.count {
+                        stack.append(tree.items[item])
+                        render(program, children, tree: tree, stack: &stack, into: &output)
                         stack.removeLast()
                     }
                 } else {
                     stack.append(value)
-                    render(children, stack: &stack, into: &output)
+                    render(program, children, tree: tree, stack: &stack, into: &output)
                     stack.removeLast()
                 }
-            case .partial(let name, let indentation):
+            case .partial:
                 guard depth < Self.maximumDepth, expansionsLeft > 0 else {
                     limitReached = true
                     continue
                 }
-                guard let template = partial(name, indentation: indentation) else { continue }
+                let tag = program.partials[instruction.first]
+                guard let template = partial(tag.name, indentation: tag.indentation) else { continue }
                 expansionsLeft -= 1
                 depth += 1
-                render(template.nodes, stack: &stack, into: &output)
+                render(template.program, 0..<template.program.instructions.count, tree: tree, stack: &stack, into: &output)
                 depth -= 1
             }
         }
@@ -103,42 +114,24 @@ struct MustacheRenderer {
         return result
     }
 
-    /// Resolves a dotted name: the first part up the context stack, the rest inside what it found.
-    static func lookup(_ path: [String], in stack: [MustacheValue]) -> MustacheValue {
-        guard let first = path.first else { return stack.last ?? .null }  // `.`: the current context
-        // Through the buffer, innermost context first: no copy (retain and release) of each
-        // context passed over.
-        let value: MustacheValue? = stack.withUnsafeBufferPointer { contexts in
-            var index = contexts.count
-            while index > 0 {
-                index -= 1
-                if case .object(let members) = contexts[index], let found = members[first] { return found }
+    /// Resolves the dotted name `names[first..<first + count]`: the first part up the context
+    /// stack, the rest inside what it found; `nil` when it is missing.
+    static func lookup(_ names: [Int32], _ first: Int, _ count: Int, in stack: [Int], of tree: MustacheTree) -> Int? {
+        guard count > 0 else { return stack.last }  // `.`: the current context
+        var found: Int? = nil
+        var index = stack.count
+        while index > 0 {
+            index -= 1
+            if let value = tree.member(names[first], of: stack[index]) {
+                found = value
+                break
             }
-            return nil
         }
-        guard var current = value else { return .null }
-        for part in path.dropFirst() {
-            guard case .object(let members) = current, let next = members[part] else { return .null }
+        guard var current = found else { return nil }
+        for part in first + 1..<first + count {
+            guard let next = tree.member(names[part], of: current) else { return nil }
             current = next
         }
         return current
-    }
-
-    static func escapeHTML(_ text: String) -> String {
-        // Checked on bytes: the four characters are ASCII, and never part of another character.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") })
-        else { return text }
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

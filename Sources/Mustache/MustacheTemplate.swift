@@ -18,18 +18,19 @@ public struct MustacheTemplate: Sendable {
     indirect enum Node: Sendable {
         /// Literal text, as the UTF-8 bytes rendering copies out.
         case text([UInt8])
-        case variable(path: [String], escaped: Bool)
-        case section(path: [String], nodes: [Node], inverted: Bool)
+        /// `path`: the dotted name's parts, as `MustacheKey` numbers.
+        case variable(path: [Int32], escaped: Bool)
+        case section(path: [Int32], nodes: [Node], inverted: Bool)
         case partial(name: String, indentation: String)
     }
 
-    let nodes: [Node]
+    let program: MustacheProgram
 
     /// Compiles `source`.
     /// - Throws: `MustacheError` for unclosed tags or sections, mismatched closes and bad delimiters.
     public init(_ source: String) throws(MustacheError) {
         var parser = MustacheParser(source)
-        nodes = try parser.parse()
+        program = MustacheProgram(try parser.parse())
     }
 
     /// Renders the template with `context`; `partials` supplies the source of `{{> name}}` partials
@@ -45,7 +46,7 @@ public struct MustacheTemplate: Sendable {
     public func render(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) -> String {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output: [UInt8] = []
-        renderer.render(nodes, stack: [context], into: &output)
+        renderer.render(program, tree: MustacheTree(context), into: &output)
         return String(decoding: output, as: UTF8.self)
     }
 
@@ -64,10 +65,18 @@ public struct MustacheTemplate: Sendable {
     public func renderBytes(
         _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> [UInt8] {
+        try renderBytes(MustacheTree(context), partials: partials, escapingHTML: escapingHTML, reservingCapacity: capacity)
+    }
+
+    /// `renderBytes` with a context built as a tree (what a large context should be: see
+    /// `MustacheTree`).
+    public func renderBytes(
+        _ context: MustacheTree, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
+    ) throws(MustacheError) -> [UInt8] {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output: [UInt8] = []
         output.reserveCapacity(capacity)
-        renderer.render(nodes, stack: [context], into: &output)
+        renderer.render(program, tree: context, into: &output)
         if renderer.limitReached {
             throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)
         }

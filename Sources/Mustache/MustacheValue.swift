@@ -1,9 +1,8 @@
 /// The data a template is rendered with: JSON-like values.
 ///
-/// Contexts are built once, before rendering (all decisions are made in Swift); rendering only
-/// looks values up, so no context is ever copied. Not `indirect`: lists and objects already hold
-/// their elements out of line, and a boxed case cost an allocation per value (a context of 2,000
-/// entities has ~750,000 of them).
+/// Contexts are built once, before rendering (all decisions are made in Swift). Templates render
+/// against a `MustacheTree`, the same values held flat; a `MustacheValue` is turned into one
+/// (large contexts are better built as trees directly, with `MustacheTreeBuilder`).
 public enum MustacheValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -11,28 +10,6 @@ public enum MustacheValue: Sendable, Equatable {
     case string(String)
     case list([MustacheValue])
     case object(MustacheObject)
-
-    /// Whether a section over this value renders (Mustache's truthiness).
-    var isTruthy: Bool {
-        switch self {
-        case .null: false
-        case .bool(let flag): flag
-        case .list(let items): !items.isEmpty
-        case .number, .string, .object: true
-        }
-    }
-
-    /// The text an interpolation of this value produces.
-    var text: String {
-        switch self {
-        case .null: ""
-        case .bool(let flag): flag ? "true" : "false"
-        case .number(let number):
-            if number.rounded() == number, abs(number) < 1e15 { String(Int64(number)) } else { String(number) }
-        case .string(let text): text
-        case .list, .object: ""
-        }
-    }
 }
 
 extension MustacheValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

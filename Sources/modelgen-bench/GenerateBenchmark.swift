@@ -45,7 +45,7 @@ enum GenerateBenchmark {
             _ = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
             _ = SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot)
         }
-        let context = Clock.best(runs: runs) { _ = generator.context(model: model, schema: schema) }
+        let context = Clock.best(runs: runs) { _ = generator.contextTrees(model: model, schema: schema) }
         let swift = Clock.best(runs: runs) { _ = try? generator.generate(model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite) }
         return [
             Phase(name: "2000: front end", milliseconds: frontEnd, baselineMilliseconds: baseline),

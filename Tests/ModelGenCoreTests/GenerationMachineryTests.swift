@@ -45,6 +45,51 @@ import Mustache
         #expect(reserved == plain)
     }
 
+    @Test func aTreeBuiltWithNestedObjectsAndListsHoldsWhatWasAdded() throws {
+        let name = MustacheKey("name")
+        let items = MustacheKey("items")
+        let count = MustacheKey("count")
+        var builder = MustacheTreeBuilder()
+        let outer = builder.beginObject()
+        builder.member(name, "outer")
+        // An object and a list begun while the outer object is open, ended before it.
+        let list = builder.beginList()
+        for index in 0..<3 {
+            let item = builder.beginObject()
+            builder.member(name, "item \(index)")
+            builder.member(count, index - 1)
+            builder.item(builder.endObject(item))
+        }
+        builder.member(items, builder.endList(list))
+        builder.member(count, 12_345_678_901)
+        builder.member(name, "last wins")
+        let tree = builder.finish(root: builder.endObject(outer))
+        let expected: MustacheValue = [
+            "name": "outer", "items": [["name": "item 0", "count": -1], ["name": "item 1", "count": 0], ["name": "item 2", "count": 1]],
+            "count": 12_345_678_901, "name": "last wins",
+        ]
+        #expect(tree.value == expected)
+        let template = try MustacheTemplate("{{name}}:{{#items}} {{name}}={{count}}{{/items}} {{count}} {{items.name}}")
+        #expect(try template.renderBytes(tree, partials: MustachePartials([:])) == Array("last wins: item 0=-1 item 1=0 item 2=1 12345678901 ".utf8))
+        // The builder is empty again after `finish`.
+        #expect(builder.finish(root: builder.string("again")).value == "again")
+    }
+
+    @Test func aTreeRendersLikeTheValueItWasMadeFrom() throws {
+        let value: MustacheValue = [
+            "text": "a < b & \"c\" > d", "flag": true, "off": false, "none": nil, "number": 2.5, "whole": -0.0, "big": 1e15,
+            "nested": ["deeper": ["name": "x"]], "empty": [], "list": [1, "two", ["name": "three"]],
+        ]
+        let tree = MustacheTree(value)
+        #expect(tree.value == value)
+        let source = "{{text}}|{{{text}}}|{{flag}}{{off}}{{none}}|{{number}} {{whole}} {{big}}|{{nested.deeper.name}}{{nested.missing.name}}|"
+            + "{{#empty}}never{{/empty}}{{^empty}}empty{{/empty}}|{{#list}}[{{.}}{{name}}]{{/list}}|{{#flag}}{{text}}{{/flag}}"
+        let template = try MustacheTemplate(source)
+        let expected = "a &lt; b &amp; &quot;c&quot; &gt; d|a < b & \"c\" > d|truefalse|2.5 0 1e+15|x||empty|[1][two][three]|a &lt; b &amp; &quot;c&quot; &gt; d"
+        #expect(template.render(value) == expected)
+        #expect(String(decoding: try template.renderBytes(tree, partials: MustachePartials([:])), as: UTF8.self) == expected)
+    }
+
     @Test func namesChangeTheCaseOfTheirFirstCharacterOnlyWithOrWithoutTheASCIIPath() {
         #expect(SwiftNames.capitalized("grades") == "Grades")
         #expect(SwiftNames.capitalized("Grades") == "Grades")

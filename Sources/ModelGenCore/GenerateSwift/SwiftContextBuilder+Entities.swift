@@ -1,5 +1,7 @@
 import Mustache
 
+private typealias Key = ContextKey
+
 extension SwiftContextBuilder {
     /// The header line of every generated file.
     var header: String {
@@ -11,62 +13,72 @@ extension SwiftContextBuilder {
     var generatedEntities: [Int] { model.entities.indices.filter { classNames[$0] != nil } }
 
     /// The context of entity `index`'s file.
-    func entityContext(_ index: Int) -> MustacheValue {
+    func entityContext(_ index: Int) -> MustacheTree {
         let entity = model.entities[index]
         let className = classNames[index]!
         let mapping = mappings[entity.name]!
         let all = storedAttributes[index] ?? []
-        let inheritedCount = entity.parent.map { storedAttributes[$0]?.count ?? 0 } ?? 0
-        let attributeContexts = all.enumerated().map { attributeContext($1, slot: $0, className: className) }
-        let own = Array(attributeContexts[min(inheritedCount, attributeContexts.count)...])
-        let ownPlain = own.enumerated().filter { !all[inheritedCount + $0.offset].isMember }.map(\.element)
         let planned = relationships[index] ?? []
-        let inheritedRelationships = entity.parent.map { relationships[$0]?.count ?? 0 } ?? 0
-        let relationshipContexts = planned.enumerated().map { relationshipContext($1, index: $0, entity: index) }
-        let ownRelationships = Array(relationshipContexts[min(inheritedRelationships, relationshipContexts.count)...])
+        var context = MustacheTreeBuilder()
+        // About what the built-in templates' context of an entity holds per attribute and relationship.
+        context.reserveCapacity(bytes: 1_024 + all.count * 400 + planned.count * 900, values: 64 + all.count * 15 + planned.count * 19)
+        let inheritedCount = min(entity.parent.map { storedAttributes[$0]?.count ?? 0 } ?? 0, all.count)
+        let attributeContexts = all.enumerated().map { attributeContext($1, slot: $0, className: className, into: &context) }
+        let inheritedRelationships = min(entity.parent.map { relationships[$0]?.count ?? 0 } ?? 0, planned.count)
+        let relationshipContexts = planned.enumerated().map { relationshipContext($1, index: $0, entity: index, into: &context) }
         let fetchedIDs = fetchedEntityIDs(index).map(String.init)
         let isCategory = entity.codeGeneration == .category
         let hasSubentities = entity.subentities.contains { classNames[$0] != nil }
         let superclass = entity.parent.flatMap { classNames[$0] } ?? "ManagedObject"
         let overrideAccess = options.access == .public ? "@_spi(Generated) public override " : "override "
         let uniqueness = "[" + uniquenessSlots(index).map { "[" + $0.map(String.init).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
-        return .object([
-            "header": .string(header),
-            "access": .string(access),
-            "partOfFile": .bool(options.singleFile != nil),
-            "overrideAccess": .string(overrideAccess),
-            "spiAccess": .string(options.access == .public ? "@_spi(Generated) public " : ""),
-            "className": .string(className),
-            "entityName": .string(entity.name),
-            "entityNameLiteral": .string(SwiftNames.literal(entity.name)),
-            "superclass": .string(superclass),
-            "classKeyword": .string(hasSubentities ? "class" : "final class"),
-            "isClass": .bool(!isCategory),
-            "isCategory": .bool(isCategory),
-            "isAbstract": .bool(entity.isAbstract),
-            "isRoot": .bool(entity.parent.flatMap { classNames[$0] } == nil),
-            "entityID": .number(Double(mapping.entityID)),
-            "fetchedEntityIDs": .string("[" + fetchedIDs.joined(separator: ", ") + "]"),
-            "table": .string(SwiftNames.literal(mapping.table)),
-            "columns": .string("[" + dataColumns(index).map(SwiftNames.literal).joined(separator: ", ") + "]"),
-            "uniquenessConstraints": .string(uniqueness),
-            "attributes": .list(attributeContexts),
-            "keyPathAttributes": .list(attributeContexts.enumerated().filter { !all[$0.offset].isMember }.map(\.element)),
-            "ownAttributes": .list(own),
-            "ownPlainAttributes": .list(ownPlain),
-            "hasOwnAttributes": .bool(!own.isEmpty),
-            "composites": .list(compositeContexts(index, inheritedCount: inheritedCount)),
-            "transients": .list(transientContexts(index)),
-            "relationships": .list(relationshipContexts),
-            "ownRelationships": .list(ownRelationships),
-            "hasRelationships": .bool(!relationshipContexts.isEmpty),
-            "initializerParameters": .string(initializerParameters(all)),
-            "initializerAssignments": .list(initializerAssignments(all)),
-            "finds": .list(findContexts(index, className: className)),
-            "fetchRequests": .list(fetchRequestContexts(index, className: className)),
-            "fetchedProperties": .list(fetchedPropertyContexts(index)),
-            "modelTypeName": .string(modelTypeName),
-        ])
+        let composites = compositeContexts(index, inheritedCount: inheritedCount, into: &context)
+        let transients = transientContexts(index, into: &context)
+        let assignments = initializerAssignments(all, into: &context)
+        let finds = findContexts(index, className: className, into: &context)
+        let fetchRequests = fetchRequestContexts(index, className: className, into: &context)
+        let fetchedProperties = fetchedPropertyContexts(index, into: &context)
+        let mark = context.beginObject()
+        context.member(Key.header, header)
+        context.member(Key.access, access)
+        context.member(Key.partOfFile, options.singleFile != nil)
+        context.member(Key.overrideAccess, overrideAccess)
+        context.member(Key.spiAccess, options.access == .public ? "@_spi(Generated) public " : "")
+        context.member(Key.className, className)
+        context.member(Key.entityName, entity.name)
+        context.member(Key.entityNameLiteral, SwiftNames.literal(entity.name))
+        context.member(Key.superclass, superclass)
+        context.member(Key.classKeyword, hasSubentities ? "class" : "final class")
+        context.member(Key.isClass, !isCategory)
+        context.member(Key.isCategory, isCategory)
+        context.member(Key.isAbstract, entity.isAbstract)
+        context.member(Key.isRoot, entity.parent.flatMap { classNames[$0] } == nil)
+        context.member(Key.entityID, mapping.entityID)
+        context.member(Key.fetchedEntityIDs, "[" + fetchedIDs.joined(separator: ", ") + "]")
+        context.member(Key.table, SwiftNames.literal(mapping.table))
+        context.member(Key.columns, "[" + dataColumns(index).map(SwiftNames.literal).joined(separator: ", ") + "]")
+        context.member(Key.uniquenessConstraints, uniqueness)
+        context.member(Key.attributes, context.list(attributeContexts))
+        let keyPathAttributes = context.beginList()
+        for slot in all.indices where !all[slot].isMember { context.item(attributeContexts[slot]) }
+        context.member(Key.keyPathAttributes, context.endList(keyPathAttributes))
+        context.member(Key.ownAttributes, context.list(attributeContexts[inheritedCount...]))
+        let ownPlainAttributes = context.beginList()
+        for slot in inheritedCount..<all.count where !all[slot].isMember { context.item(attributeContexts[slot]) }
+        context.member(Key.ownPlainAttributes, context.endList(ownPlainAttributes))
+        context.member(Key.hasOwnAttributes, inheritedCount < all.count)
+        context.member(Key.composites, composites)
+        context.member(Key.transients, transients)
+        context.member(Key.relationships, context.list(relationshipContexts))
+        context.member(Key.ownRelationships, context.list(relationshipContexts[inheritedRelationships...]))
+        context.member(Key.hasRelationships, !relationshipContexts.isEmpty)
+        context.member(Key.initializerParameters, initializerParameters(all))
+        context.member(Key.initializerAssignments, assignments)
+        context.member(Key.finds, finds)
+        context.member(Key.fetchRequests, fetchRequests)
+        context.member(Key.fetchedProperties, fetchedProperties)
+        context.member(Key.modelTypeName, modelTypeName)
+        return context.finish(root: context.endObject(mark))
     }
 
     /// What the runtime reads about entity `index` (the generated `EntityDescription`).
@@ -118,7 +130,7 @@ extension SwiftContextBuilder {
 
     /// The composite attributes declared on entity `index`: a struct-typed property over the
     /// members' slots.
-    private func compositeContexts(_ index: Int, inheritedCount: Int) -> [MustacheValue] {
+    private func compositeContexts(_ index: Int, inheritedCount: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let all = storedAttributes[index] ?? []
         var order: [String] = []
         var members: [String: [(Int, StoredAttribute)]] = [:]
@@ -126,37 +138,42 @@ extension SwiftContextBuilder {
             if members[stored.name] == nil { order.append(stored.name) }
             members[stored.name, default: []].append((slot, stored))
         }
-        return order.map { name in
+        let list = context.beginList()
+        for name in order {
             let parts = members[name]!
-            let typeName = SwiftNames.sanitized(parts[0].1.compositeName ?? name)
-            return .object([
-                "name": .string(Self.propertyName(name)),
-                "typeName": .string(typeName),
-                "arguments": .string(parts.map { "\(SwiftNames.identifier($1.memberName!)): _\(SwiftNames.sanitized($1.key))" }.joined(separator: ", ")),
-                "members": .list(
-                    parts.map { slot, stored in
-                        .object([
-                            "member": .string(SwiftNames.identifier(stored.memberName!)),
-                            "storage": .string("_" + SwiftNames.sanitized(stored.key)),
-                            "slot": .number(Double(slot)),
-                        ])
-                    }),
-            ])
+            let memberList = context.beginList()
+            for (slot, stored) in parts {
+                let member = context.beginObject()
+                context.member(Key.member, SwiftNames.identifier(stored.memberName!))
+                context.member(Key.storage, "_" + SwiftNames.sanitized(stored.key))
+                context.member(Key.slot, slot)
+                context.item(context.endObject(member))
+            }
+            let memberContexts = context.endList(memberList)
+            let object = context.beginObject()
+            context.member(Key.name, Self.propertyName(name))
+            context.member(Key.typeName, SwiftNames.sanitized(parts[0].1.compositeName ?? name))
+            context.member(Key.arguments, parts.map { "\(SwiftNames.identifier($1.memberName!)): _\(SwiftNames.sanitized($1.key))" }.joined(separator: ", "))
+            context.member(Key.members, memberContexts)
+            context.item(context.endObject(object))
         }
+        return context.endList(list)
     }
 
     /// Transient attributes of entity `index`: plain stored properties, never saved.
-    private func transientContexts(_ index: Int) -> [MustacheValue] {
-        model.entities[index].attributes.filter(\.isTransient).map { attribute in
+    private func transientContexts(_ index: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+        let list = context.beginList()
+        for attribute in model.entities[index].attributes where attribute.isTransient {
             let wrapped = SwiftValueType(attribute.type).map { typeName($0.swiftName) }
             let key = SwiftNames.literal(attribute.name)
-            return .object([
-                "name": .string(Self.propertyName(attribute.name)),
-                "key": .string(key),
-                "type": .string(wrapped.map { $0 + "?" } ?? "Any?"),
-                "getter": .string("transientValue(forKey: \(key))" + (wrapped.map { " as? " + $0 } ?? "")),
-            ])
+            let object = context.beginObject()
+            context.member(Key.name, Self.propertyName(attribute.name))
+            context.member(Key.key, key)
+            context.member(Key.type, wrapped.map { $0 + "?" } ?? "Any?")
+            context.member(Key.getter, "transientValue(forKey: \(key))" + (wrapped.map { " as? " + $0 } ?? ""))
+            context.item(context.endObject(object))
         }
+        return context.endList(list)
     }
 
     /// The attributes the convenience initializer takes: required, without a default, not members
@@ -177,47 +194,74 @@ extension SwiftContextBuilder {
         return text
     }
 
-    private func initializerAssignments(_ all: [StoredAttribute]) -> [MustacheValue] {
-        Self.initialized(all).map { .object(["name": .string(Self.propertyName($0.name))]) }
+    private func initializerAssignments(_ all: [StoredAttribute], into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+        let list = context.beginList()
+        for stored in Self.initialized(all) {
+            let object = context.beginObject()
+            context.member(Key.name, Self.propertyName(stored.name))
+            context.item(context.endObject(object))
+        }
+        return context.endList(list)
     }
 
     /// The context of the model file: metadata, the DDL, composite types.
-    func modelContext(sqliteDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = []) -> MustacheValue {
-        .object([
-            "migrations": .list(
-                migrations.map { migration in
-                    .object([
-                        "fromLiteral": .string(SwiftNames.literal(migration.fromHash)),
-                        "versionLiteral": .string(SwiftNames.literal(migration.version)),
-                        "statementsLiteral": .string(
-                            migration.statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" }
-                                ?? "nil"),
-                        "blockingStepsLiteral": .string("[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]"),
-                    ])
-                }),
-            "hasMigrations": .bool(!migrations.isEmpty),
-            "header": .string(header),
-            "access": .string(access),
-            "modelTypeName": .string(modelTypeName),
-            "modelNameLiteral": .string(SwiftNames.literal(model.modelName ?? model.versionName ?? "")),
-            "schemaHashLiteral": .string(SwiftNames.literal(schemaHash)),
-            "ddlLiteral": .string(SwiftNames.rawMultilineLiteral(sqliteDDL)),
-            "entities": .list(generatedEntities.map { .object(["className": .string(classNames[$0]!)]) }),
-            "compositeTypes": .list(compositeTypeContexts()),
-        ])
+    func modelContext(sqliteDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = []) -> MustacheTree {
+        var context = MustacheTreeBuilder()
+        let migrationList = context.beginList()
+        for migration in migrations {
+            let object = context.beginObject()
+            context.member(Key.fromLiteral, SwiftNames.literal(migration.fromHash))
+            context.member(Key.versionLiteral, SwiftNames.literal(migration.version))
+            context.member(
+                Key.statementsLiteral,
+                migration.statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil")
+            context.member(Key.blockingStepsLiteral, "[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]")
+            context.item(context.endObject(object))
+        }
+        let migrationContexts = context.endList(migrationList)
+        let entityList = context.beginList()
+        for index in generatedEntities {
+            let object = context.beginObject()
+            context.member(Key.className, classNames[index]!)
+            context.item(context.endObject(object))
+        }
+        let entityContexts = context.endList(entityList)
+        let compositeTypes = compositeTypeContexts(into: &context)
+        let mark = context.beginObject()
+        context.member(Key.migrations, migrationContexts)
+        context.member(Key.hasMigrations, !migrations.isEmpty)
+        context.member(Key.header, header)
+        context.member(Key.access, access)
+        context.member(Key.modelTypeName, modelTypeName)
+        context.member(Key.modelNameLiteral, SwiftNames.literal(model.modelName ?? model.versionName ?? ""))
+        context.member(Key.schemaHashLiteral, SwiftNames.literal(schemaHash))
+        context.member(Key.ddlLiteral, SwiftNames.rawMultilineLiteral(sqliteDDL))
+        context.member(Key.entities, entityContexts)
+        context.member(Key.compositeTypes, compositeTypes)
+        return context.finish(root: context.endObject(mark))
     }
 
-    private func compositeTypeContexts() -> [MustacheValue] {
-        model.composites.map { composite in
+    private func compositeTypeContexts(into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+        let list = context.beginList()
+        for composite in model.composites {
             let members = composite.attributes.filter { !$0.isTransient }.compactMap { member -> (String, String)? in
                 guard let type = SwiftValueType(member.type) else { return nil }
                 return (SwiftNames.identifier(member.name), typeName(type.swiftName) + (member.isOptional ? "?" : ""))
             }
-            return .object([
-                "typeName": .string(SwiftNames.sanitized(composite.name)),
-                "members": .list(members.map { .object(["name": .string($0.0), "type": .string($0.1)]) }),
-                "parameters": .string(members.map { "\($0.0): \($0.1)" }.joined(separator: ", ")),
-            ])
+            let memberList = context.beginList()
+            for (name, type) in members {
+                let object = context.beginObject()
+                context.member(Key.name, name)
+                context.member(Key.type, type)
+                context.item(context.endObject(object))
+            }
+            let memberContexts = context.endList(memberList)
+            let object = context.beginObject()
+            context.member(Key.typeName, SwiftNames.sanitized(composite.name))
+            context.member(Key.members, memberContexts)
+            context.member(Key.parameters, members.map { "\($0.0): \($0.1)" }.joined(separator: ", "))
+            context.item(context.endObject(object))
         }
+        return context.endList(list)
     }
 }

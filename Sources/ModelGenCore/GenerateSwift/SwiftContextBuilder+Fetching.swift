@@ -1,13 +1,15 @@
 import Mustache
 import PredicateSyntax
 
+private typealias Key = ContextKey
+
 extension SwiftContextBuilder {
     /// One `find(…)` per uniqueness constraint of the entity itself made of comparable stored
     /// attributes (signatures that repeat are written once; sub-entities inherit their parent's).
-    func findContexts(_ index: Int, className: String) -> [MustacheValue] {
+    func findContexts(_ index: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let attributes = storedAttributes[index] ?? []
         var seen: Set<String> = []
-        var result: [MustacheValue] = []
+        let list = context.beginList()
         do {
             for constraint in model.entities[index].uniquenessConstraints {
                 var parameters: [String] = []
@@ -27,16 +29,19 @@ extension SwiftContextBuilder {
                     signature.append("\(property):\(type)")
                 }
                 guard !parameters.isEmpty, seen.insert(signature.joined(separator: ",")).inserted else { continue }
-                result.append(.object(["parameters": .string(parameters.joined(separator: ", ")), "predicate": .string(terms.joined(separator: " && "))]))
+                let object = context.beginObject()
+                context.member(Key.parameters, parameters.joined(separator: ", "))
+                context.member(Key.predicate, terms.joined(separator: " && "))
+                context.item(context.endObject(object))
             }
         }
-        return result
+        return context.endList(list)
     }
 
     /// The typed static functions of the fetch request templates that fetch entity `index`.
-    func fetchRequestContexts(_ index: Int, className: String) -> [MustacheValue] {
+    func fetchRequestContexts(_ index: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         var names: Set<String> = []
-        var result: [MustacheValue] = []
+        let list = context.beginList()
         for request in model.fetchRequests where request.entity == index {
             var function = "fetch" + SwiftNames.capitalized(SwiftNames.sanitized(request.name))
             while !names.insert(function).inserted { function += "_" }
@@ -44,38 +49,34 @@ extension SwiftContextBuilder {
             let parameters = request.variables.map { "\(SwiftNames.identifier($0)): \(types[$0] ?? "Any?")" }
             let variables = request.variables.map { "\(SwiftNames.literal($0)): \(SwiftNames.identifier($0))" }
             let isCount = request.resultType == .count
-            result.append(
-                .object([
-                    "functionName": .string(SwiftNames.identifier(function)),
-                    "parameters": .string(parameters.map { $0 + ", " }.joined()),
-                    "hasPredicate": .bool(request.predicate != nil),
-                    "format": .string(SwiftNames.literal(request.predicateString ?? "")),
-                    "variables": .string(variables.isEmpty ? "[:]" : "[" + variables.joined(separator: ", ") + "]"),
-                    "limit": .string(request.fetchLimit.map { $0 > 0 ? ", fetchLimit: \($0)" : "" } ?? ""),
-                    "isCount": .bool(isCount),
-                    "isObjects": .bool(!isCount),
-                    "name": .string(request.name),
-                ]))
+            let object = context.beginObject()
+            context.member(Key.functionName, SwiftNames.identifier(function))
+            context.member(Key.parameters, parameters.map { $0 + ", " }.joined())
+            context.member(Key.hasPredicate, request.predicate != nil)
+            context.member(Key.format, SwiftNames.literal(request.predicateString ?? ""))
+            context.member(Key.variables, variables.isEmpty ? "[:]" : "[" + variables.joined(separator: ", ") + "]")
+            context.member(Key.limit, request.fetchLimit.map { $0 > 0 ? ", fetchLimit: \($0)" : "" } ?? "")
+            context.member(Key.isCount, isCount)
+            context.member(Key.isObjects, !isCount)
+            context.member(Key.name, request.name)
+            context.item(context.endObject(object))
         }
-        return result
+        return context.endList(list)
     }
 
     /// An instance method per fetched property of the entity itself whose destination is
     /// generated (sub-entities inherit their parent's).
-    func fetchedPropertyContexts(_ index: Int) -> [MustacheValue] {
-        var result: [MustacheValue] = []
-        do {
-            for property in model.entities[index].fetchedProperties {
-                guard let destination = property.request.entity, let destinationClass = classNames[destination] else { continue }
-                result.append(
-                    .object([
-                        "name": .string(Self.propertyName(property.name)),
-                        "destinationClass": .string(destinationClass),
-                        "format": .string(SwiftNames.literal(property.request.predicateString ?? "TRUEPREDICATE")),
-                    ]))
-            }
+    func fetchedPropertyContexts(_ index: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+        let list = context.beginList()
+        for property in model.entities[index].fetchedProperties {
+            guard let destination = property.request.entity, let destinationClass = classNames[destination] else { continue }
+            let object = context.beginObject()
+            context.member(Key.name, Self.propertyName(property.name))
+            context.member(Key.destinationClass, destinationClass)
+            context.member(Key.format, SwiftNames.literal(property.request.predicateString ?? "TRUEPREDICATE"))
+            context.item(context.endObject(object))
         }
-        return result
+        return context.endList(list)
     }
 
     /// The Swift type of each `$VARIABLE` from what it is compared with; `Any?` when unknown or

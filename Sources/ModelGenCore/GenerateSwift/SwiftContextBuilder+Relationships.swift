@@ -1,5 +1,7 @@
 import Mustache
 
+private typealias Key = ContextKey
+
 extension SwiftContextBuilder {
     /// A relationship the runtime can follow: its destination, inverse and storage.
     struct PlannedRelationship {
@@ -74,7 +76,7 @@ extension SwiftContextBuilder {
     }
 
     /// The context of relationship number `index` of entity `entity`.
-    func relationshipContext(_ planned: PlannedRelationship, index: Int, entity: Int) -> MustacheValue {
+    func relationshipContext(_ planned: PlannedRelationship, index: Int, entity: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let relationship = planned.relationship
         let destinationClass = classNames[planned.destination] ?? "ManagedObject"
         let type: String
@@ -88,25 +90,25 @@ extension SwiftContextBuilder {
         let description = relationshipMetadata(planned).swiftExpression(destinationClass: destinationClass)
         let capitalized = SwiftNames.capitalized(relationship.name)
         let sort = sortDescriptors(planned)
-        return .object([
-            "name": .string(Self.propertyName(relationship.name)),
-            "key": .string(SwiftNames.literal(relationship.name)),
-            "index": .number(Double(index)),
-            "type": .string(type),
-            "destinationClass": .string(destinationClass),
-            "isToOne": .bool(!relationship.isToMany),
-            "isToMany": .bool(relationship.isToMany),
-            "isOrdered": .bool(relationship.isOrdered),
-            "isUnordered": .bool(relationship.isToMany && !relationship.isOrdered),
-            "addName": .string(SwiftNames.identifier("addTo" + capitalized)),
-            "removeName": .string(SwiftNames.identifier("removeFrom" + capitalized)),
-            "arrayName": .string(SwiftNames.identifier(relationship.name + "Array")),
-            "sortDescriptors": .string(sort.code),
-            "sortDescription": .string(sort.description),
-            "rawName": .string(relationship.name),
-            "description": .string(description),
-            "className": .string(classNames[entity] ?? ""),
-        ])
+        let mark = context.beginObject()
+        context.member(Key.name, Self.propertyName(relationship.name))
+        context.member(Key.key, SwiftNames.literal(relationship.name))
+        context.member(Key.index, index)
+        context.member(Key.type, type)
+        context.member(Key.destinationClass, destinationClass)
+        context.member(Key.isToOne, !relationship.isToMany)
+        context.member(Key.isToMany, relationship.isToMany)
+        context.member(Key.isOrdered, relationship.isOrdered)
+        context.member(Key.isUnordered, relationship.isToMany && !relationship.isOrdered)
+        context.member(Key.addName, SwiftNames.identifier("addTo" + capitalized))
+        context.member(Key.removeName, SwiftNames.identifier("removeFrom" + capitalized))
+        context.member(Key.arrayName, SwiftNames.identifier(relationship.name + "Array"))
+        context.member(Key.sortDescriptors, sort.code)
+        context.member(Key.sortDescription, sort.description)
+        context.member(Key.rawName, relationship.name)
+        context.member(Key.description, description)
+        context.member(Key.className, classNames[entity] ?? "")
+        return context.endObject(mark)
     }
 
     /// What the runtime reads about a planned relationship.

@@ -1,5 +1,7 @@
 import Mustache
 
+private typealias Key = ContextKey
+
 /// Builds what the Swift templates see: every decision (names, types, slots, columns, storage,
 /// sort orders, parameter types) is made here, so templates only print.
 ///
@@ -187,31 +189,29 @@ struct SwiftContextBuilder {
     }
 
     /// The context of one stored attribute (slot `slot`).
-    func attributeContext(_ stored: StoredAttribute, slot: Int, className: String) -> MustacheValue {
+    func attributeContext(_ stored: StoredAttribute, slot: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let swiftType = typeName(stored.valueType.swiftName)
-        let type = stored.isOptional ? String.concatenating(swiftType, "?") : swiftType
         let initial: String
         if let value = stored.defaultValue {
             initial = stored.valueType.literal(value)
         } else {
             initial = stored.isOptional ? "nil" : stored.valueType.placeholder
         }
-        let storageName = String.concatenating("_", SwiftNames.sanitized(stored.key))
-        return .object([
-            "name": .string(Self.propertyName(stored.name)),
-            "key": .string(SwiftNames.literal(stored.key)),
-            "storage": .string(storageName),
-            "type": .string(type),
-            "wrappedType": .string(swiftType),
-            "isOptional": .bool(stored.isOptional),
-            "checker": .string(stored.isOptional ? "checkedOptionalValue" : "checkedValue"),
-            "initialValue": .string(initial),
-            "slot": .number(Double(slot)),
-            "maskBit": .string(String.concatenating("1 << ", String(min(slot, 63)))),
-            "columnOffset": .number(Double(stored.columnOffset)),
-            "description": .string(attributeMetadata(stored).swiftExpression),
-            "className": .string(className),
-        ])
+        let mark = context.beginObject()
+        context.member(Key.name, Self.propertyName(stored.name))
+        context.member(Key.key, SwiftNames.literal(stored.key))
+        context.member(Key.storage, context.string { $0.append(UInt8(ascii: "_")); $0.append(contentsOf: SwiftNames.sanitized(stored.key).utf8) })
+        context.member(Key.type, context.string { $0.append(contentsOf: swiftType.utf8); if stored.isOptional { $0.append(UInt8(ascii: "?")) } })
+        context.member(Key.wrappedType, swiftType)
+        context.member(Key.isOptional, stored.isOptional)
+        context.member(Key.checker, stored.isOptional ? "checkedOptionalValue" : "checkedValue")
+        context.member(Key.initialValue, initial)
+        context.member(Key.slot, slot)
+        context.member(Key.maskBit, context.string { $0.append(contentsOf: "1 << ".utf8); $0.append(contentsOf: String(min(slot, 63)).utf8) })
+        context.member(Key.columnOffset, stored.columnOffset)
+        context.member(Key.description, attributeMetadata(stored).swiftExpression)
+        context.member(Key.className, className)
+        return context.endObject(mark)
     }
 
     /// What the runtime reads about a stored attribute.

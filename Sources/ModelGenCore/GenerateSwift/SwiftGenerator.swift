@@ -71,13 +71,16 @@ public struct SwiftGenerator: Sendable {
     /// The context templates see: the model file's and one per entity (what `dump --stage swift`
     /// prints).
     public func context(model: ObjectModel, schema: RelationalSchema) -> MustacheValue {
+        let trees = contextTrees(model: model, schema: schema)
+        return .object(["model": trees.model.value, "entities": .list(trees.entities.map(\.value))])
+    }
+
+    /// The same contexts as the trees templates render against.
+    public func contextTrees(model: ObjectModel, schema: RelationalSchema) -> (model: MustacheTree, entities: [MustacheTree]) {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let snapshot = SchemaSnapshot.make(schema)
         let ddl = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
-        return .object([
-            "model": builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash),
-            "entities": .list(builder.generatedEntities.map(builder.entityContext)),
-        ])
+        return (builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash), builder.generatedEntities.map(builder.entityContext))
     }
 
     /// Renders every file.
