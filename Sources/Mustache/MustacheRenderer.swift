@@ -20,7 +20,7 @@ struct MustacheRenderer {
     }
 
     /// Renders `program` against `tree` from its root.
-    mutating func render(_ program: MustacheProgram, tree: MustacheTree, into output: inout [UInt8]) {
+    mutating func render(_ program: MustacheProgram, tree: MustacheTree, into output: inout TextBuffer) {
         var stack = [tree.root.index]
         render(program, 0..<program.instructions.count, tree: tree, stack: &stack, into: &output)
     }
@@ -29,7 +29,7 @@ struct MustacheRenderer {
     /// `tree`, innermost last) pushed and popped in place, appending UTF-8 to `output` (bytes, not
     /// a `String`: a file is thousands of appends).
     mutating func render(
-        _ program: MustacheProgram, _ range: Range<Int>, tree: MustacheTree, stack: inout [Int], into output: inout [UInt8]
+        _ program: MustacheProgram, _ range: Range<Int>, tree: MustacheTree, stack: inout [Int], into output: inout TextBuffer
     ) {
         var position = range.lowerBound
         while position < range.upperBound {
@@ -43,7 +43,7 @@ struct MustacheRenderer {
             switch instruction.operation {
             case .text:
                 program.text.withUnsafeBufferPointer {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[instruction.first..<instruction.first + instruction.count]))
+                    output.write($0.baseAddress! + instruction.first, instruction.count)
                 }
             case .variable, .escapedVariable:
                 // A lookup walks the context stack: charge its depth to the work bound.

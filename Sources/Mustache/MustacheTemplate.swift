@@ -45,9 +45,9 @@ public struct MustacheTemplate: Sendable {
     /// rest is left out — `renderChecked` reports that instead.
     public func render(_ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true) -> String {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
-        var output: [UInt8] = []
+        var output = TextBuffer()
         renderer.render(program, tree: MustacheTree(context), into: &output)
-        return String(decoding: output, as: UTF8.self)
+        return output.text
     }
 
     /// Renders like `render`, but throws when a bound cut the output short (a partial that keeps
@@ -74,13 +74,12 @@ public struct MustacheTemplate: Sendable {
         _ context: MustacheTree, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> [UInt8] {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
-        var output: [UInt8] = []
-        output.reserveCapacity(capacity)
+        var output = TextBuffer(capacity: capacity)
         renderer.render(program, tree: context, into: &output)
         if renderer.limitReached {
             throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)
         }
-        return output
+        return output.takeBytes()
     }
 }
 

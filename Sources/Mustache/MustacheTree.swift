@@ -30,7 +30,7 @@ public struct MustacheTree: Sendable {
     }
 
     var nodes: [Node] = []
-    var bytes: [UInt8] = []
+    var bytes = TextBuffer()
     var members: [Member] = []
     var items: [Int] = []
     /// The value templates render against.
@@ -51,7 +51,8 @@ public struct MustacheTree: Sendable {
         case .null: return .null
         case .bool: return .bool(node.count != 0)
         case .number: return .number(Double(bitPattern: UInt64(bitPattern: Int64(node.start))))
-        case .string: return .string(String(decoding: bytes[node.start..<node.start + node.count], as: UTF8.self))
+        case .string:
+            return .string(bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[node.start..<node.start + node.count]), as: UTF8.self) })
         case .list: return .list(items[node.start..<node.start + node.count].map { value(Ref(index: $0)) })
         case .object:
             return .object(
@@ -92,53 +93,35 @@ public struct MustacheTree: Sendable {
     }
 
     /// Appends the text an interpolation of `index` produces.
-    func appendText(_ index: Int, escapingHTML: Bool, to output: inout [UInt8]) {
+    func appendText(_ index: Int, escapingHTML: Bool, to output: inout TextBuffer) {
         let node = nodes[index]
         switch node.kind {
         case .null, .list, .object: return
-        case .bool: output.append(contentsOf: node.count != 0 ? Self.trueText : Self.falseText)
+        case .bool: output.append(node.count != 0 ? "true" : "false")
         case .number:
             let number = Double(bitPattern: UInt64(bitPattern: Int64(node.start)))
             if number.rounded() == number, abs(number) < 1e15 {
-                Self.appendInteger(Int64(number), to: &output)
+                output.append(integer: Int64(number))
             } else {
-                output.append(contentsOf: String(number).utf8)
+                output.append(string: String(number))
             }
         case .string:
             bytes.withUnsafeBufferPointer { bytes in
                 let text = UnsafeBufferPointer(rebasing: bytes[node.start..<node.start + node.count])
-                if escapingHTML { Self.appendEscapingHTML(text, to: &output) } else { output.append(contentsOf: text) }
+                if escapingHTML { Self.appendEscapingHTML(text, to: &output) } else { output.append(bytes: text) }
             }
         }
     }
 
-    private static let trueText = Array("true".utf8)
-    private static let falseText = Array("false".utf8)
-
-    static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
-        }
-    }
-
-    static func appendEscapingHTML(_ text: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    static func appendEscapingHTML(_ text: UnsafeBufferPointer<UInt8>, to output: inout TextBuffer) {
         // The four characters are ASCII and never part of another character.
         for byte in text {
             switch byte {
-            case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): output.append(contentsOf: "&gt;".utf8)
-            case UInt8(ascii: "\""): output.append(contentsOf: "&quot;".utf8)
-            default: output.append(byte)
+            case UInt8(ascii: "&"): output.append("&amp;")
+            case UInt8(ascii: "<"): output.append("&lt;")
+            case UInt8(ascii: ">"): output.append("&gt;")
+            case UInt8(ascii: "\""): output.append("&quot;")
+            default: output.append(byte: byte)
             }
         }
     }
@@ -194,13 +177,20 @@ public struct MustacheTreeBuilder {
 
     public mutating func string(_ text: String) -> MustacheTree.Ref {
         let start = tree.bytes.count
-        var text = text
-        text.withUTF8 { tree.bytes.append(contentsOf: $0) }
+        tree.bytes.append(string: text)
+        return node(.string, start, tree.bytes.count - start)
+    }
+
+    /// The string `first` followed by `second`, made in place.
+    public mutating func string(_ first: String, _ second: String) -> MustacheTree.Ref {
+        let start = tree.bytes.count
+        tree.bytes.append(string: first)
+        tree.bytes.append(string: second)
         return node(.string, start, tree.bytes.count - start)
     }
 
     /// A string written in place: `write` appends its UTF-8 to the tree's bytes (no `String` made).
-    public mutating func string(writing write: (inout [UInt8]) -> Void) -> MustacheTree.Ref {
+    public mutating func string(writing write: (inout TextBuffer) -> Void) -> MustacheTree.Ref {
         let start = tree.bytes.count
         write(&tree.bytes)
         return node(.string, start, tree.bytes.count - start)
@@ -274,7 +264,7 @@ public struct MustacheTreeBuilder {
 
     /// Reserves room for about `bytes` bytes of strings and `values` values.
     public mutating func reserveCapacity(bytes: Int, values: Int) {
-        tree.bytes.reserveCapacity(bytes)
+        tree.bytes.reserveCapacity(tree.bytes.count + bytes)
         tree.nodes.reserveCapacity(values)
         tree.members.reserveCapacity(values)
     }

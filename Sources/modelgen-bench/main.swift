@@ -12,6 +12,9 @@ let usage = """
       runtime    insert, fetch, update and delete 100,000 objects of a five-attribute entity
                  through ModelGenRuntime next to the raw SQLite C API doing the same work
 
+    model        not a benchmark: prints the generated model (--entities N, default 2,000) as
+                 the XML of an .xcdatamodel's contents file, to profile the modelgen CLI with
+
     Build in release mode: swift run -c release modelgen-bench frontend
     """
 
@@ -48,6 +51,9 @@ case "frontend":
 case "generate":
     let phases = GenerateBenchmark.run(runs: runs)
     Report.print(phases, json: json, title: "generate: 50, 200 and 2,000 entities × 20 attributes × 3 relationships, best of \(runs) runs (2,000: \(max(3, runs / 3)))")
+case "model":
+    // Not a benchmark: the generated model on standard output, to profile the CLI with.
+    FileHandle.standardOutput.write(Data(SyntheticModel.xml(entities: entities, attributes: 20)))
 case "runtime":
     do {
         let phases = try RuntimeBenchmark.run(objects: 100_000)

@@ -1,3 +1,4 @@
+import Mustache
 /// EmitSQL: `RelationalSchema` → the DDL text that creates it, for SQLite or PostgreSQL.
 ///
 /// Deterministic: the same schema gives the same bytes. Every identifier is double-quoted, so

@@ -1,3 +1,4 @@
+import Mustache
 /// What the runtime reads about one entity — the values of the generated `EntityDescription` —
 /// as plain data. The Swift generator prints it into each class; a tool that drives the runtime
 /// without generated code (the migration tests seed stores of any model through the runtime)
@@ -67,9 +68,15 @@ extension SwiftGenerator {
 extension RuntimeEntityMetadata.Attribute {
     /// The Swift expression generated code builds it with.
     var swiftExpression: String {
-        // Written as bytes, made a string once (one per attribute of every entity: appending to a
-        // `String` piece by piece was most of the time of building a large model's contexts).
         var text = TextBuffer(capacity: 160 + key.utf8.count + column.utf8.count)
+        appendSwiftExpression(to: &text)
+        return text.text
+    }
+
+    /// Writes `swiftExpression` (as bytes, straight into a template context: one per attribute of
+    /// every entity, and appending to a `String` piece by piece was most of the time of building a
+    /// large model's contexts).
+    func appendSwiftExpression(to text: inout TextBuffer) {
         text.append("AttributeDescription(name: ")
         SwiftNames.appendLiteral(key, to: &text)
         text.append(", column: ")
@@ -91,7 +98,6 @@ extension RuntimeEntityMetadata.Attribute {
             SwiftNames.appendLiteral(pattern, to: &text)
         }
         text.append(")")
-        return text.text
     }
 }
 
@@ -113,6 +119,13 @@ extension RuntimeEntityMetadata.Storage {
 extension RuntimeEntityMetadata.Relationship {
     /// The Swift expression generated code builds it with (`destinationClass`: the destination's class).
     func swiftExpression(destinationClass: String) -> String {
+        var text = TextBuffer(capacity: 320 + name.utf8.count + destinationClass.utf8.count)
+        appendSwiftExpression(destinationClass: destinationClass, to: &text)
+        return text.text
+    }
+
+    /// Writes `swiftExpression(destinationClass:)` (see the attribute's).
+    func appendSwiftExpression(destinationClass: String, to text: inout TextBuffer) {
         let rule =
             switch deletionRule {
             case .nullify: ".nullify"
@@ -120,12 +133,10 @@ extension RuntimeEntityMetadata.Relationship {
             case .deny: ".deny"
             case .noAction: ".noAction"
             }
-        // Written as bytes, made a string once (see the attribute's).
-        var text = TextBuffer(capacity: 320 + name.utf8.count + destinationClass.utf8.count)
         text.append("RelationshipDescription(name: ")
         SwiftNames.appendLiteral(name, to: &text)
         text.append(", destinationEntityID: ")
-        text.append(string: String(destinationEntityID))
+        text.append(integer: destinationEntityID)
         text.append(", destination: ")
         text.append(string: destinationClass)
         text.append(".self, inverse: ")
@@ -146,6 +157,5 @@ extension RuntimeEntityMetadata.Relationship {
         text.append(", storage: ")
         text.append(string: storage.swiftExpression)
         text.append(")")
-        return text.text
     }
 }

@@ -22,8 +22,8 @@ extension SwiftContextBuilder {
                         parameters = []
                         break
                     }
-                    let name = Self.propertyName(property)
-                    let type = typeName(stored.valueType.swiftName) + (stored.isOptional ? "?" : "")
+                    let name = stored.propertyName
+                    let type = stored.swiftType + (stored.isOptional ? "?" : "")
                     parameters.append("\(name): \(type)")
                     terms.append("\\\(className).\(name) == \(name)")
                     signature.append("\(property):\(type)")
@@ -127,7 +127,7 @@ extension SwiftContextBuilder {
             if isLast, let stored = storedAttributes[current]?.first(where: { !$0.isMember && $0.name == component }),
                 stored.valueType.isComparable
             {
-                return typeName(stored.valueType.swiftName)
+                return stored.swiftType
             }
             guard let planned = relationships[current]?.first(where: { $0.relationship.name == component }),
                 !planned.relationship.isToMany

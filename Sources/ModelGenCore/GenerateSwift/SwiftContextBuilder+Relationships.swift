@@ -87,12 +87,12 @@ extension SwiftContextBuilder {
         } else {
             type = "\(typeName("Set"))<\(destinationClass)>"
         }
-        let description = relationshipMetadata(planned).swiftExpression(destinationClass: destinationClass)
+        let metadata = relationshipMetadata(planned)
         let capitalized = SwiftNames.capitalized(relationship.name)
         let sort = sortDescriptors(planned)
         let mark = context.beginObject()
         context.member(Key.name, Self.propertyName(relationship.name))
-        context.member(Key.key, SwiftNames.literal(relationship.name))
+        context.member(Key.key, context.string { SwiftNames.appendLiteral(relationship.name, to: &$0) })
         context.member(Key.index, index)
         context.member(Key.type, type)
         context.member(Key.destinationClass, destinationClass)
@@ -106,7 +106,7 @@ extension SwiftContextBuilder {
         context.member(Key.sortDescriptors, sort.code)
         context.member(Key.sortDescription, sort.description)
         context.member(Key.rawName, relationship.name)
-        context.member(Key.description, description)
+        context.member(Key.description, context.string { metadata.appendSwiftExpression(destinationClass: destinationClass, to: &$0) })
         context.member(Key.className, classNames[entity] ?? "")
         return context.endObject(mark)
     }

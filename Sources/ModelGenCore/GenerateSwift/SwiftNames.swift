@@ -1,3 +1,4 @@
+import Mustache
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

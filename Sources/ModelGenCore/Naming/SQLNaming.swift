@@ -1,3 +1,4 @@
+import Mustache
 /// How model names become SQL identifiers.
 public enum SQLNaming {
     /// The longest identifier both dialects keep intact (PostgreSQL truncates past 63 bytes).
