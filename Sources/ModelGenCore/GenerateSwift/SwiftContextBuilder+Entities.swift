@@ -10,7 +10,7 @@ extension SwiftContextBuilder {
     func entityContext(_ index: Int) -> MustacheTree {
         let entity = model.entities[index]
         let className = classNames[index]!
-        let mapping = mappings[entity.name]!
+        let mapping = entityMappings[index]!
         let all = storedAttributes[index] ?? []
         let planned = relationships[index] ?? []
         var context = MustacheTreeBuilder()
@@ -78,7 +78,7 @@ extension SwiftContextBuilder {
     /// What the runtime reads about entity `index` (the generated `EntityDescription`).
     func runtimeMetadata(_ index: Int) -> RuntimeEntityMetadata {
         let entity = model.entities[index]
-        let mapping = mappings[entity.name]!
+        let mapping = entityMappings[index]!
         return RuntimeEntityMetadata(
             name: entity.name, parent: entity.parent.map { model.entities[$0].name }, isAbstract: entity.isAbstract, table: mapping.table,
             entityID: Int64(mapping.entityID), fetchedEntityIDs: fetchedEntityIDs(index).map(Int64.init),
@@ -88,12 +88,12 @@ extension SwiftContextBuilder {
 
     /// The `_entity` numbers of entity `index` and its sub-entities, ascending.
     private func fetchedEntityIDs(_ index: Int) -> [Int] {
-        descendants(of: index).compactMap { mappings[model.entities[$0].name] }.map(\.entityID).sorted()
+        descendants(of: index).compactMap { entityMappings[$0] }.map(\.entityID).sorted()
     }
 
     /// The data columns of entity `index`'s table: all but `_pk`, `_entity`, `_version`.
     private func dataColumns(_ index: Int) -> [String] {
-        let table = mappings[model.entities[index].name].flatMap { tables[$0.table] }
+        let table = table(of: index)
         return (table?.columns ?? []).filter { $0.role != .primaryKey && $0.role != .entity && $0.role != .version }.map(\.name)
     }
 

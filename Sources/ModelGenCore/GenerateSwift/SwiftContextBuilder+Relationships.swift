@@ -25,7 +25,7 @@ extension SwiftContextBuilder {
                     inverse = (ref.entity, model.entities[ref.entity].relationships[ref.index].name)
                 }
                 let inverseRelationship = inverse.flatMap { entity, name in model.entities[entity].relationships.first { $0.name == name } }
-                guard let storage = storage(owner: owner.name, relationship, destination: destination, inverse: inverse, inverseRelationship)
+                guard let storage = storage(owner: declaring, relationship, destination: destination, inverse: inverse, inverseRelationship)
                 else { continue }
                 result.append(
                     PlannedRelationship(
@@ -36,16 +36,12 @@ extension SwiftContextBuilder {
         return result
     }
 
-    private func table(of entity: Int) -> Table? {
-        mappings[model.entities[entity].name].flatMap { tables[$0.table] }
-    }
-
     private func storage(
-        owner: String, _ relationship: Relationship, destination: Int, inverse: (Int, String)?, _ inverseRelationship: Relationship?
+        owner: Int, _ relationship: Relationship, destination: Int, inverse: (Int, String)?, _ inverseRelationship: Relationship?
     ) -> RuntimeEntityMetadata.Storage? {
-        let source = "\(owner).\(relationship.name)"
-        let inverseSource = inverse.map { "\(model.entities[$0.0].name).\($0.1)" }
-        let ownTable = mappings[owner].flatMap { tables[$0.table] }
+        let source = String.concatenating(model.entities[owner].name, ".", relationship.name)
+        let inverseSource = inverse.map { String.concatenating(model.entities[$0.0].name, ".", $0.1) }
+        let ownTable = table(of: owner)
         if let column = ownTable?.columns.first(where: { $0.role == .relationship && $0.source == source }) {
             return .foreignKey(column: column.name)
         }
@@ -119,7 +115,7 @@ extension SwiftContextBuilder {
         }
         let destination = model.entities[planned.destination].name
         return RuntimeEntityMetadata.Relationship(
-            name: relationship.name, destination: destination, destinationEntityID: Int64(mappings[destination]?.entityID ?? 0),
+            name: relationship.name, destination: destination, destinationEntityID: Int64(entityMappings[planned.destination]?.entityID ?? 0),
             inverse: inverseIndex, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered, isOptional: relationship.isOptional,
             minCount: relationship.isToMany && relationship.minCount > 0 ? relationship.minCount : nil,
             maxCount: relationship.isToMany && relationship.maxCount > 0 ? relationship.maxCount : nil,
