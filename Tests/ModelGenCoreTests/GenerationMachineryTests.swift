@@ -77,7 +77,7 @@ import Mustache
 
     @Test func aTreeRendersLikeTheValueItWasMadeFrom() throws {
         let value: MustacheValue = [
-            "text": "a < b & \"c\" > d", "flag": true, "off": false, "none": nil, "number": 2.5, "whole": -0.0, "big": 1e15,
+            "text": "a < b & \"c\" > d", "flag": true, "off": false, "none": nil, "number": .number(2.5), "whole": .number(-0.0), "big": .number(1e15),
             "nested": ["deeper": ["name": "x"]], "empty": [], "list": [1, "two", ["name": "three"]],
         ]
         let tree = MustacheTree(value)
@@ -85,9 +85,43 @@ import Mustache
         let source = "{{text}}|{{{text}}}|{{flag}}{{off}}{{none}}|{{number}} {{whole}} {{big}}|{{nested.deeper.name}}{{nested.missing.name}}|"
             + "{{#empty}}never{{/empty}}{{^empty}}empty{{/empty}}|{{#list}}[{{.}}{{name}}]{{/list}}|{{#flag}}{{text}}{{/flag}}"
         let template = try MustacheTemplate(source)
-        let expected = "a &lt; b &amp; &quot;c&quot; &gt; d|a < b & \"c\" > d|truefalse|2.5 0 1e+15|x||empty|[1][two][three]|a &lt; b &amp; &quot;c&quot; &gt; d"
+        let expected = "a &lt; b &amp; &quot;c&quot; &gt; d|a < b & \"c\" > d|truefalse|2.5 0 1000000000000000.0|x|empty|[1][two][three]|a &lt; b &amp; &quot;c&quot; &gt; d"
         #expect(template.render(value) == expected)
         #expect(String(decoding: try template.renderBytes(tree, partials: MustachePartials([:])), as: UTF8.self) == expected)
+    }
+
+    @Test func aColumnSourceIsComparedPartByPartWithoutBeingMade() {
+        #expect(SwiftContextBuilder.source("Student.name", is: "Student", "name", nil))
+        #expect(SwiftContextBuilder.source("Place.location.latitude", is: "Place", "location", "latitude"))
+        #expect(!SwiftContextBuilder.source("Student.name", is: "Student", "nam", nil))
+        #expect(!SwiftContextBuilder.source("Student.names", is: "Student", "name", nil))
+        #expect(!SwiftContextBuilder.source("Studenx.name", is: "Student", "name", nil))
+        #expect(!SwiftContextBuilder.source("Student_name", is: "Student", "name", nil))
+        #expect(!SwiftContextBuilder.source("Place.location_latitude", is: "Place", "location", "latitude"))
+        #expect(!SwiftContextBuilder.source("Place.location.latitude", is: "Place", "location", nil))
+        #expect(!SwiftContextBuilder.source("Place.location", is: "Place", "location", "latitude"))
+        // The same length, split at another dot.
+        #expect(!SwiftContextBuilder.source("A.bc.d", is: "A.b", "c", "d"))
+        #expect(SwiftContextBuilder.source("A.b.c.d", is: "A.b", "c", "d"))
+        #expect(SwiftContextBuilder.source("É.ü", is: "É", "ü", nil))
+        #expect(SwiftContextBuilder.source(".", is: "", "", nil))
+        #expect(SwiftContextBuilder.source("E.a.", is: "E", "a", ""))
+    }
+
+    @Test func aTextBufferWritesIntegersAndGrowsWithoutLosingBytes() {
+        var buffer = TextBuffer(capacity: 1)
+        for value: Int64 in [0, 7, -7, 10, 1_234_567_890, .max, .min] {
+            buffer.append(integer: value)
+            buffer.append(byte: UInt8(ascii: " "))
+        }
+        let long = String(repeating: "x", count: 300)
+        buffer.append(string: long)
+        buffer.append("!")
+        let expected = "0 7 -7 10 1234567890 9223372036854775807 -9223372036854775808 " + long + "!"
+        #expect(buffer.text == expected)
+        #expect(buffer.count == expected.utf8.count)
+        #expect(buffer.takeBytes() == Array(expected.utf8))
+        #expect(buffer.count == 0)
     }
 
     @Test func namesChangeTheCaseOfTheirFirstCharacterOnlyWithOrWithoutTheASCIIPath() {
