@@ -6,7 +6,8 @@
 /// Build one with `MustacheTreeBuilder`, or from a `MustacheValue` (`init(_:)`); `value` turns it
 /// back into a `MustacheValue` (for printing a context).
 public struct MustacheTree: Sendable {
-    /// A value of the tree, by its place in `nodes`.
+    /// A value of the tree, by its place in `nodes`; meaningful only in the builder (and then
+    /// the tree) that made it.
     public struct Ref: Hashable, Sendable {
         let index: Int
     }
@@ -273,6 +274,7 @@ public struct MustacheTreeBuilder {
     /// are left out. (Mutating, not consuming: a consuming method would take the builder before
     /// an argument like `builder.endObject(mark)` changed it.)
     public mutating func finish(root: MustacheTree.Ref) -> MustacheTree {
+        precondition(root.index < tree.nodes.count, "the root was not made by this builder")
         tree.root = root
         defer {
             tree = MustacheTree()
