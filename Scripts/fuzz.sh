@@ -34,13 +34,18 @@ esac
 module PredicateSyntax "$root"/Sources/PredicateSyntax/*.swift
 module Mustache "$root"/Sources/Mustache/*.swift
 if [ "$target" = model ]; then
+    # ModelGenCore's C target: its object and a module map for its header.
+    clang -O2 -g -fsanitize=address -c "$root/Sources/CSHA256/sha256.c" -I "$root/Sources/CSHA256/include" -o "$build/sha256.o"
+    ar rcs "$build/libCSHA256.a" "$build/sha256.o"
+    mkdir -p "$build/CSHA256"
+    printf 'module CSHA256 {\n    header "%s"\n    export *\n}\n' "$root/Sources/CSHA256/include/csha256.h" > "$build/CSHA256/module.modulemap"
     # The Swift generator needs SwiftPM's embedded resources and is not what this target fuzzes.
     mapfile -t core < <(find "$root/Sources/ModelGenCore" -name '*.swift' -not -path '*/GenerateSwift/*' | sort)
-    module ModelGenCore "${xml[@]}" "${core[@]}"
+    module ModelGenCore "${xml[@]}" -I "$build/CSHA256" "${core[@]}"
 fi
 libraries=(-lMustache -lPredicateSyntax)
-[ "$target" = model ] && libraries=(-lModelGenCore "${libraries[@]}" -lxml2)
-swiftc "${flags[@]}" -I "$build" "${xml[@]}" "$root/Tests/Fuzz/$target.swift" -L "$build" \
+[ "$target" = model ] && libraries=(-lModelGenCore "${libraries[@]}" -lCSHA256 -lxml2)
+swiftc "${flags[@]}" -I "$build" -I "$build/CSHA256" "${xml[@]}" "$root/Tests/Fuzz/$target.swift" -L "$build" \
     "${libraries[@]}" -o "$build/fuzz-$target" 2> >(grep -v 'Cannot export local symbol' >&2)
 
 corpus="$build/corpus-$target"
