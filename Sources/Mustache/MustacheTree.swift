@@ -215,13 +215,6 @@ public struct MustacheTreeBuilder {
         return node(.object, start, tree.members.count - start)
     }
 
-    /// An object whose members `body` adds.
-    public mutating func object(_ body: (inout MustacheTreeBuilder) -> Void) -> MustacheTree.Ref {
-        let mark = beginObject()
-        body(&self)
-        return endObject(mark)
-    }
-
     public mutating func beginList() -> ListMark { ListMark(start: openItems.count) }
 
     /// Adds an item to the innermost open list.

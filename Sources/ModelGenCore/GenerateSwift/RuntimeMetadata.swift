@@ -146,11 +146,11 @@ extension RuntimeEntityMetadata.Relationship {
         text.append(isOptional ? ", isOptional: true" : ", isOptional: false")
         if let minCount {
             text.append(", minCount: ")
-            text.append(string: String(minCount))
+            text.append(integer: Int64(minCount))
         }
         if let maxCount {
             text.append(", maxCount: ")
-            text.append(string: String(maxCount))
+            text.append(integer: Int64(maxCount))
         }
         text.append(", deletionRule: ")
         text.append(string: rule)

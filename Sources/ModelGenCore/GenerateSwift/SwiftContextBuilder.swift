@@ -202,7 +202,7 @@ struct SwiftContextBuilder {
         // dictionary for a long table.
         var next = 0
         var bySource: [String: Int]?
-        func column(_ owner: String, _ attribute: String, _ member: String?) -> (String, Int)? {
+        func findColumn(_ owner: String, _ attribute: String, _ member: String?) -> (String, Int)? {
             var found: Int?
             if next < candidates.count, Self.source(columns[candidates[next].column].source!, is: owner, attribute, member) {
                 found = next
@@ -229,7 +229,7 @@ struct SwiftContextBuilder {
                 if attribute.type == .composite {
                     guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { continue }
                     for member in composite.attributes where !member.isTransient {
-                        guard let valueType = SwiftValueType(member.type), let (column, offset) = column(owner, attribute.name, member.name)
+                        guard let valueType = SwiftValueType(member.type), let (column, offset) = findColumn(owner, attribute.name, member.name)
                         else { continue }
                         result.append(
                             StoredAttribute(
@@ -238,7 +238,7 @@ struct SwiftContextBuilder {
                     }
                     continue
                 }
-                guard let valueType = SwiftValueType(attribute.type), let (column, offset) = column(owner, attribute.name, nil) else { continue }
+                guard let valueType = SwiftValueType(attribute.type), let (column, offset) = findColumn(owner, attribute.name, nil) else { continue }
                 result.append(
                     StoredAttribute(
                         declaringEntity: declaring, attribute: attribute, member: nil, valueType: valueType, swiftType: typeName(valueType.swiftName),

@@ -87,5 +87,4 @@ enum ContextKey {
     static let ddlLiteral = MustacheKey("ddlLiteral")
     static let entities = MustacheKey("entities")
     static let compositeTypes = MustacheKey("compositeTypes")
-    static let model = MustacheKey("model")
 }
