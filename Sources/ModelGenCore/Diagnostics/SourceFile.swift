@@ -35,6 +35,17 @@ public final class SourceFile: Sendable {
 
     public var lineCount: Int { lineStarts.count }
 
+    /// The 1-based line that starts at byte `offset`, or `nil` when no line starts there.
+    func line(startingAt offset: Int) -> Int? {
+        var low = 0
+        var high = lineStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineStarts[middle] < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < lineStarts.count && lineStarts[low] == offset ? low + 1 : nil
+    }
+
     /// A location at a known line and column.
     public func location(line: Int, column: Int = 1) -> SourceLocation {
         SourceLocation(file: path, line: max(line, 1), column: max(column, 1))

@@ -1,4 +1,5 @@
 import CLibXML2
+import Foundation
 
 /// Parse: the bytes of one `contents` file → `ModelSyntax`.
 ///
@@ -31,6 +32,18 @@ public struct ModelParser {
     /// Parses one `contents` file.
     /// - Returns: the syntax, or `nil` when the file could not be read as a model (an error was reported).
     public func parse(_ source: SourceFile, diagnostics: DiagnosticEngine) -> ModelSyntax? {
+        let parts = min(Self.cores, source.bytes.count / PartitionedParse.minimumPartSize)
+        if parts > 1, let (model, findings) = PartitionedParse.parse(source, parts: parts) {
+            for diagnostic in findings { diagnostics.report(diagnostic) }
+            return model
+        }
+        return parseAsOne(source, diagnostics: diagnostics)
+    }
+
+    private static let cores = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Parses one `contents` file with one parser, whatever its size.
+    func parseAsOne(_ source: SourceFile, diagnostics: DiagnosticEngine) -> ModelSyntax? {
         // The builder's own findings only count for a well-formed file: after a fatal XML error
         // they would be noise around the one error that matters.
         let findings = DiagnosticEngine()

@@ -61,7 +61,28 @@ struct SecureXMLReader {
     /// - Returns: whether the document was well-formed (otherwise a located error was reported).
     static func stream(_ source: SourceFile, to handler: SAXHandler, diagnostics: DiagnosticEngine) -> Bool {
         guard precheck(source, allowsExternalDoctype: false, diagnostics: diagnostics) else { return false }
-        let context: xmlParserCtxtPtr? = source.bytes.withUnsafeBufferPointer { buffer in
+        let wellFormed = stream(source.bytes, to: handler)
+        if handler.stopped || wellFormed { return true }
+        if let first = handler.firstError {
+            diagnostics.report(malformed(first.message), at: source.location(line: first.line, column: first.column))
+        } else if let error = handler.lastError {
+            report(error, in: source, diagnostics: diagnostics)
+        }
+        return false
+    }
+
+    /// Whether `source` passes the checks made before any parse (size, not empty, no document
+    /// type declaration); reports nothing.
+    static func isParseable(_ source: SourceFile) -> Bool {
+        precheck(source, allowsExternalDoctype: false, diagnostics: DiagnosticEngine())
+    }
+
+    /// Streams `bytes` through libxml2's SAX2 parser into `handler`, with no checks before and no
+    /// report after: whether the document was well-formed (the handler holds the first error).
+    /// The bytes need not be a file of their own: `PartitionedParse` streams parts of one.
+    static func stream(_ bytes: [UInt8], to handler: SAXHandler) -> Bool {
+        _ = initialized
+        let context: xmlParserCtxtPtr? = bytes.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
                 xmlCreateMemoryParserCtxt(pointer, Int32(buffer.count))
             }
@@ -90,13 +111,8 @@ struct SecureXMLReader {
         context.pointee.userData = unmanaged.toOpaque()
         _ = withExtendedLifetime(handler) { xmlParseDocument(context) }
         handler.context = nil
-        if handler.stopped { return true }
         if context.pointee.wellFormed != 0 { return true }
-        if let first = handler.firstError {
-            diagnostics.report(malformed(first.message), at: source.location(line: first.line, column: first.column))
-        } else {
-            reportError(of: context, in: source, diagnostics: diagnostics)
-        }
+        handler.lastError = LibXML2Error(context.pointee.lastError)
         return false
     }
 
@@ -122,12 +138,11 @@ struct SecureXMLReader {
     }
 
     private static func reportError(of context: xmlParserCtxtPtr, in source: SourceFile, diagnostics: DiagnosticEngine) {
-        let error = context.pointee.lastError
-        let message = error.message.map { String(cString: $0) } ?? "the document is not well-formed"
-        let detail = message.trimmingTrailingWhitespace()
-        let line = error.line > 0 ? Int(error.line) : 1
-        let column = error.int2 > 0 ? Int(error.int2) : 1
-        diagnostics.report(malformed(detail), at: source.location(line: line, column: column))
+        report(LibXML2Error(context.pointee.lastError), in: source, diagnostics: diagnostics)
+    }
+
+    private static func report(_ error: LibXML2Error, in source: SourceFile, diagnostics: DiagnosticEngine) {
+        diagnostics.report(malformed(error.message), at: source.location(line: error.line, column: error.column))
     }
 
     /// The offset of `<!DOCTYPE` in the prolog, if any. The prolog ends at the first `<` that
@@ -186,6 +201,19 @@ struct SecureXMLReader {
     }
 }
 
+/// libxml2's last error of a parse, as a diagnostic needs it.
+struct LibXML2Error {
+    var message: String
+    var line: Int
+    var column: Int
+
+    init(_ error: xmlError) {
+        message = (error.message.map { String(cString: $0) } ?? "the document is not well-formed").trimmingTrailingWhitespace()
+        line = error.line > 0 ? Int(error.line) : 1
+        column = error.int2 > 0 ? Int(error.int2) : 1
+    }
+}
+
 /// Receives the SAX events of one document.
 class SAXHandler {
     /// The parser, while a parse runs (for the current line and for stopping).
@@ -194,11 +222,24 @@ class SAXHandler {
     private(set) var stopped = false
     /// The first error libxml2 raised: the cause, where later errors are often consequences.
     var firstError: (message: String, line: Int, column: Int)?
+    /// libxml2's last error, when the document was not well-formed.
+    var lastError: LibXML2Error?
+    /// Added to libxml2's line numbers: the lines that come before the bytes being parsed, when
+    /// they are a part of a file (`PartitionedParse`).
+    var lineOffset = 0
 
     /// The line libxml2 is on: for a start tag, the line on which the tag ends.
     var currentLine: Int {
         guard let input = context?.pointee.input else { return 1 }
-        return Int(input.pointee.line)
+        return Int(input.pointee.line) + lineOffset
+    }
+
+    /// The offset in the parsed bytes that libxml2 has read up to: for a start tag, just past it.
+    var currentOffset: Int {
+        guard let input = context?.pointee.input, let base = input.pointee.base, let current = input.pointee.cur else {
+            return -1
+        }
+        return Int(input.pointee.consumed) + base.distance(to: current)
     }
 
     func stop() {

@@ -36,9 +36,20 @@ final class SyntaxBuilder: SAXHandler {
     /// Elements whose stray text was already reported (by depth), so it is reported once.
     private var textReportedDepth = -1
 
-    init(source: SourceFile, diagnostics: DiagnosticEngine) {
+    /// Set when the bytes parsed are a later part of a file (`PartitionedParse`): their `<model>`
+    /// tag is a copy of the file's, already read by the first part.
+    let isLaterPart: Bool
+    /// The offset of the `>` that ends the `<model>` start tag in the bytes parsed (-1 before
+    /// it is read; libxml2 reports a start tag before it reads its `>`).
+    private(set) var modelTagEnd = -1
+    /// Whether text directly inside `<model>` was reported: the file reports that once, so the
+    /// parts of a file cannot each report it.
+    private(set) var reportedModelText = false
+
+    init(source: SourceFile, diagnostics: DiagnosticEngine, isLaterPart: Bool = false) {
         self.source = source
         self.diagnostics = diagnostics
+        self.isLaterPart = isLaterPart
     }
 
     // MARK: - Events
@@ -51,7 +62,8 @@ final class SyntaxBuilder: SAXHandler {
                 diagnostics.report(ModelParser.wrongRoot, at: source.location(line: line, element: name))
                 return stop()
             }
-            model = readModel(attributes, line: line)
+            model = isLaterPart ? ModelSyntax(source: source, line: line) : readModel(attributes, line: line)
+            modelTagEnd = currentOffset
             frames.append(.model)
             return
         }
@@ -74,6 +86,7 @@ final class SyntaxBuilder: SAXHandler {
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
         guard let first = bytes.firstIndex(where: { !isBlank($0) }) else { return }
         textReportedDepth = frames.count
+        if case .model = frame { reportedModelText = true }
         // libxml2 is at the end of the text; count back to the line of its first non-blank byte
         // and find that byte's column by searching the line for the text.
         let newlinesAfter = bytes[first...].count { $0 == 0x0A }
