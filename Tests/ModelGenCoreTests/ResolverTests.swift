@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ModelGenCore
@@ -239,5 +240,71 @@ import Testing
             """)
         #expect(diagnostics.isEmpty)
         #expect(model.entities.map(\.isAbstract) == [true, true, false, false])
+    }
+
+    /// Each entity's property index, as the walk from its root down would build it: the first
+    /// declaration of a name wins (ancestors before the entity; attributes, relationships, then
+    /// fetched properties).
+    static func expectedPropertyIndex(of index: Int, in model: ObjectModel) -> [String: PropertyRef] {
+        var chain = [index]
+        while let parent = model.entities[chain.last!].parent { chain.append(parent) }
+        var table: [String: PropertyRef] = [:]
+        for entity in chain.reversed() {
+            let declared = model.entities[entity]
+            for (position, attribute) in declared.attributes.enumerated() where table[attribute.name] == nil {
+                table[attribute.name] = .attribute(entity: entity, index: position)
+            }
+            for (position, relationship) in declared.relationships.enumerated() where table[relationship.name] == nil {
+                table[relationship.name] = .relationship(entity: entity, index: position)
+            }
+            for (position, property) in declared.fetchedProperties.enumerated() where table[property.name] == nil {
+                table[property.name] = .fetchedProperty(entity: entity, index: position)
+            }
+        }
+        return table
+    }
+
+    @Test func propertyIndexesHoldOwnAndInheritedPropertiesInTheCorpus() throws {
+        guard let root = TestPaths.sharedFolder("corpus") else { return }
+        var entities = 0
+        for url in TestPaths.files(named: "contents", under: root) {
+            let engine = DiagnosticEngine()
+            let file = SourceFile(path: url.path, bytes: try [UInt8](Data(contentsOf: url)))
+            let syntax = try #require(ModelParser().parse(file, diagnostics: engine))
+            let model = ModelResolver().resolve(syntax, diagnostics: engine)
+            for index in model.entities.indices {
+                #expect(model.entities[index].propertyIndex == Self.expectedPropertyIndex(of: index, in: model), "\(url.path)")
+            }
+            entities += model.entities.count
+        }
+        #expect(entities > 500)
+    }
+
+    /// Levels wide enough to be indexed on several cores; and a name declared again below an
+    /// ancestor, which is reported (once) and leaves the inherited property in the index.
+    @Test(arguments: [false, true])
+    func propertyIndexesOfWideHierarchies(redeclare: Bool) throws {
+        var body = ""
+        for root in 0..<100 {
+            body += "<entity name=\"R\(root)\"><attribute name=\"a\" attributeType=\"String\"/><attribute name=\"r\(root)\" attributeType=\"String\"/></entity>\n"
+            for child in 0..<2 {
+                let name = "C\(root)x\(child)"
+                body += "<entity name=\"\(name)\" parentEntity=\"R\(root)\"><attribute name=\"c\" attributeType=\"Integer 16\"/></entity>\n"
+                let again = redeclare && root == 57 && child == 1 ? "<attribute name=\"a\" attributeType=\"Date\"/>" : ""
+                body += "<entity name=\"G\(name)\" parentEntity=\"\(name)\"><attribute name=\"g\" attributeType=\"Double\"/>\(again)</entity>\n"
+            }
+        }
+        let engine = DiagnosticEngine()
+        let file = SourceFile(path: "T/contents", bytes: Array(modelDocument(body).utf8))
+        let syntax = try #require(ModelParser().parse(file, diagnostics: engine))
+        let model = ModelResolver().resolve(syntax, diagnostics: engine)
+        #expect(model.entities.count == 500)
+        for index in model.entities.indices {
+            #expect(model.entities[index].propertyIndex == Self.expectedPropertyIndex(of: index, in: model))
+        }
+        let grandchild = try #require(model.entityIndex["GC57x1"])
+        #expect(model.entities[grandchild].propertyIndex.count == 4)
+        #expect(model.entities[grandchild].propertyIndex["a"] == .attribute(entity: model.entityIndex["R57"]!, index: 0))
+        #expect(engine.diagnostics.map(\.id.rawValue) == (redeclare ? ["duplicate-inherited-property"] : []))
     }
 }

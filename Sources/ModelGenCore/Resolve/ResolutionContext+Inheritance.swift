@@ -53,6 +53,7 @@ extension ResolutionContext {
     /// Builds each entity's index of own and inherited properties, parents before children;
     /// reports names declared twice in one entity or re-declared below an ancestor.
     mutating func indexProperties() {
+        if indexPropertiesByLevel() { return }
         var done = [Bool](repeating: false, count: entities.count)
         for index in entities.indices { indexProperties(of: index, done: &done) }
     }
@@ -88,6 +89,72 @@ extension ResolutionContext {
             add(property.name, .fetchedProperty(entity: index, index: position), line: property.line)
         }
         entities[index].propertyIndex = table
+    }
+
+    /// Builds the indexes level by level (roots, then their sub-entities, …), a large level's
+    /// entities on all cores. Returns `false` when some entity declares a name twice (or again
+    /// below an ancestor): the walk above then builds every index anew and reports those in its
+    /// order.
+    private mutating func indexPropertiesByLevel() -> Bool {
+        var depths = [Int](repeating: -1, count: entities.count)
+        var levels: [[Int]] = []
+        for index in entities.indices {
+            var chain: [Int] = []
+            var current: Int? = index
+            while let next = current, depths[next] < 0 {
+                chain.append(next)
+                current = entities[next].parent
+            }
+            var depth = current.map { depths[$0] } ?? -1
+            for entity in chain.reversed() {
+                depth += 1
+                depths[entity] = depth
+                if levels.count <= depth { levels.append([]) }
+                levels[depth].append(entity)
+            }
+        }
+        for level in levels {
+            let runs = Parallel.runs(level, minimumLength: 64)
+            // The copy that jobs read is gone before the indexes are stored (no copy on write).
+            let tables: [[(Int, [String: PropertyRef])]?] = {
+                let entities = self.entities
+                return Parallel.map(runs.count) { run in
+                    var tables: [(Int, [String: PropertyRef])] = []
+                    for index in runs[run] {
+                        guard let table = Self.propertyTable(of: index, in: entities) else { return nil }
+                        tables.append((index, table))
+                    }
+                    return tables
+                }
+            }()
+            for run in tables {
+                guard let run else { return false }
+                for (index, table) in run { entities[index].propertyIndex = table }
+            }
+        }
+        return true
+    }
+
+    /// The entity's own properties added to its parent's index, or `nil` when a name is taken.
+    private static func propertyTable(of index: Int, in entities: [Entity]) -> [String: PropertyRef]? {
+        let entity = entities[index]
+        var table = entity.parent.map { entities[$0].propertyIndex } ?? [:]
+        table.reserveCapacity(table.count + entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count)
+        for position in entity.attributes.indices {
+            guard table.updateValue(.attribute(entity: index, index: position), forKey: entity.attributes[position].name) == nil
+            else { return nil }
+        }
+        for position in entity.relationships.indices {
+            guard table.updateValue(.relationship(entity: index, index: position), forKey: entity.relationships[position].name) == nil
+            else { return nil }
+        }
+        for position in entity.fetchedProperties.indices {
+            guard
+                table.updateValue(.fetchedProperty(entity: index, index: position), forKey: entity.fetchedProperties[position].name)
+                    == nil
+            else { return nil }
+        }
+        return table
     }
 
     /// A "did you mean" note naming the closest candidate, if one is close enough.
