@@ -35,7 +35,7 @@ struct SchemaJSONWriter {
             output.append(byte: UInt8(ascii: "\""))
         }
     }
-    private mutating func integer(_ value: Int64) { emit(string: String(value)) }
+    private mutating func integer(_ value: Int64) { output.append(integer: value) }
     private mutating func bool(_ value: Bool) { emit(value ? "true" : "false") }
     private mutating func double(_ value: Double) { emit(string: DumpValue.number(value)) }
 

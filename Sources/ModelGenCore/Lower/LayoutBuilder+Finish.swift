@@ -21,9 +21,10 @@ extension LayoutBuilder {
     }
 
     /// Reports names used twice in a table or across tables, and user names taking the reserved `_` prefix.
-    mutating func checkNames() {
+    /// - Parameter clean: per table, whether its column names are known to need no report.
+    func checkNames(clean: [Bool]) {
         var tableNames: [String: SourceAnchor?] = [MetadataTable.name: nil]
-        for table in tables {
+        for (table, clean) in zip(tables, clean) {
             if let first = tableNames[table.name] {
                 diagnostics.report(
                     Self.tableCollision(table.name), at: location(table.location),
@@ -31,6 +32,7 @@ extension LayoutBuilder {
             } else {
                 tableNames[table.name] = table.location
             }
+            if clean { continue }
             // Names only (a collision is rare: the first column of that name is looked up then).
             var columns = Set<String>(minimumCapacity: table.columns.count)
             for planned in table.columns {
@@ -50,12 +52,14 @@ extension LayoutBuilder {
         }
     }
 
-    /// Orders tables so that each comes after the tables it references (ties and cycles broken by
-    /// name), sorts columns, names checks, and de-duplicates indexes.
+    /// Checks the names; orders tables so that each comes after the tables it references (ties
+    /// and cycles broken by name), sorts columns, names checks, and de-duplicates indexes.
     func finish() -> RelationalSchema {
         // Each table is finished on its own: runs of them on all cores, put together in order.
         let runs = Parallel.runs(tables, minimumLength: 64)
-        let finished = Parallel.map(runs.count) { runs[$0].map(Self.finished) }.flatMap { $0 }
+        let results = Parallel.map(runs.count) { runs[$0].map(Self.finished) }.joined()
+        checkNames(clean: results.map(\.namesAreClean))
+        let finished = results.map(\.table)
         var seen = Set<String>()
         var uniqueIndexes: [Index] = []
         // An index the same as one kept (same table, parts, uniqueness and entities) is dropped;
@@ -82,15 +86,29 @@ extension LayoutBuilder {
     }
 
     /// A planned table as the schema holds it: bookkeeping columns first, the others by name,
-    /// foreign keys sorted, checks named.
-    private static func finished(_ planned: PlannedTable) -> Table {
-        let bookkeeping = planned.columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }.count
+    /// foreign keys sorted, checks named; and whether `checkNames` has nothing to report about
+    /// its columns (no name empty, none of the user's taking the `_` prefix, none used twice).
+    private static func finished(_ planned: PlannedTable) -> (table: Table, namesAreClean: Bool) {
+        let columns = planned.columns
+        let bookkeeping = columns.prefix { $0.column.name.hasPrefix("_") && $0.location == nil }.count
         // The other columns by name: positions are sorted, not the (large) planned columns.
-        let rest = (bookkeeping..<planned.columns.count).sorted { planned.columns[$0].column.name < planned.columns[$1].column.name }
-        return Table(
-            name: planned.name, kind: planned.kind, columns: (Array(0..<bookkeeping) + rest).map { planned.columns[$0].column },
+        let rest = (bookkeeping..<columns.count).sorted { columns[$0].column.name < columns[$1].column.name }
+        // Sorted, a name used twice is a name equal to the next; the few bookkeeping names are
+        // compared with the others that start with `_`.
+        var clean = columns.allSatisfy { !$0.column.name.isEmpty && !($0.location != nil && $0.column.name.utf8.first == UInt8(ascii: "_")) }
+        for (position, index) in rest.enumerated() where clean {
+            let name = columns[index].column.name
+            if position + 1 < rest.count, name == columns[rest[position + 1]].column.name { clean = false }
+            if name.utf8.first == UInt8(ascii: "_"), columns.prefix(bookkeeping).contains(where: { $0.column.name == name }) { clean = false }
+        }
+        for first in 0..<bookkeeping where clean {
+            if columns[first + 1..<bookkeeping].contains(where: { $0.column.name == columns[first].column.name }) { clean = false }
+        }
+        let table = Table(
+            name: planned.name, kind: planned.kind, columns: (Array(0..<bookkeeping) + rest).map { columns[$0].column },
             primaryKey: planned.primaryKey, foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
             checks: namedChecks(planned.checks, table: planned.name))
+        return (table, clean)
     }
 
     static func namedChecks(_ conditions: [Check.Condition], table: String) -> [Check] {

@@ -76,7 +76,6 @@ struct LayoutBuilder {
                 addFetchIndexes(of: entity)
             }
         }
-        checkNames()
         return finish()
     }
 
