@@ -14,23 +14,32 @@ enum NameRules {
         func report(_ kind: String, _ name: String, _ rule: String, line: Int, attribute: String = "name") {
             diagnostics.report(invalid(kind, name, rule), at: model.location(line, attribute: attribute))
         }
-        for entity in model.entities {
-            if !isIdentifier(entity.name) || !(entity.name.first?.isUppercase ?? false) {
-                report("entity", entity.name, "start with an uppercase letter and " + identifierRule, line: entity.line)
-            }
-            if let className = entity.representedClassName, !isClassName(className) {
-                report(
-                    "class", className, identifierRule + ", optionally after a module name and a dot", line: entity.line,
-                    attribute: "representedClassName")
-            }
-            for attribute in entity.attributes where !isIdentifier(attribute.name) {
-                report("attribute", attribute.name, identifierRule, line: attribute.line)
-            }
-            for relationship in entity.relationships where !isIdentifier(relationship.name) {
-                report("relationship", relationship.name, identifierRule, line: relationship.line)
-            }
-            for property in entity.fetchedProperties where !isIdentifier(property.name) {
-                report("fetched property", property.name, identifierRule, line: property.line)
+        // Elements are read in place: copying an entity or attribute out of its array would
+        // retain each of its fields.
+        model.entities.withUnsafeBufferPointer { entities in
+            for entity in entities.indices {
+                let name = entities[entity].name
+                if !isIdentifier(name) || !(name.first?.isUppercase ?? false) {
+                    report("entity", name, "start with an uppercase letter and " + identifierRule, line: entities[entity].line)
+                }
+                if let className = entities[entity].representedClassName, !isClassName(className) {
+                    report(
+                        "class", className, identifierRule + ", optionally after a module name and a dot", line: entities[entity].line,
+                        attribute: "representedClassName")
+                }
+                entities[entity].attributes.withUnsafeBufferPointer { attributes in
+                    for index in attributes.indices where !isIdentifier(attributes[index].name) {
+                        report("attribute", attributes[index].name, identifierRule, line: attributes[index].line)
+                    }
+                }
+                entities[entity].relationships.withUnsafeBufferPointer { relationships in
+                    for index in relationships.indices where !isIdentifier(relationships[index].name) {
+                        report("relationship", relationships[index].name, identifierRule, line: relationships[index].line)
+                    }
+                }
+                for property in entities[entity].fetchedProperties where !isIdentifier(property.name) {
+                    report("fetched property", property.name, identifierRule, line: property.line)
+                }
             }
         }
         for request in model.fetchRequests where !isIdentifier(request.name) {
