@@ -7,6 +7,22 @@ import Mustache
 /// The pieces that make generation fast without changing its output: context objects kept as
 /// ordered pairs, and jobs spread over cores with results in job order.
 @Suite struct GenerationMachineryTests {
+    /// A represented class name is trimmed of blanks and of its module; what is left must be an
+    /// identifier other than `NSManagedObject`.
+    @Test func classNamesFromRepresentedClassNames() {
+        #expect(SwiftNames.className(fromRepresented: "Person") == "Person")
+        #expect(SwiftNames.className(fromRepresented: " Person\t") == "Person")
+        #expect(SwiftNames.className(fromRepresented: "\tApp.Person ") == "Person")
+        #expect(SwiftNames.className(fromRepresented: ".Person") == "Person")
+        #expect(SwiftNames.className(fromRepresented: "Café") == "Café")
+        #expect(SwiftNames.className(fromRepresented: " \t ") == nil)
+        #expect(SwiftNames.className(fromRepresented: "") == nil)
+        #expect(SwiftNames.className(fromRepresented: nil) == nil)
+        #expect(SwiftNames.className(fromRepresented: " NSManagedObject") == nil)
+        #expect(SwiftNames.className(fromRepresented: "9Lives") == nil)
+        #expect(SwiftNames.className(fromRepresented: "App.") == nil)
+    }
+
     @Test func laterMembersOfAContextObjectWinAsInADictionaryLiteral() throws {
         let object: MustacheObject = ["name": "first", "other": 1, "name": "second"]
         #expect(object["name"] == .string("second"))

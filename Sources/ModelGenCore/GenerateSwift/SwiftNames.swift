@@ -138,7 +138,14 @@ enum SwiftNames {
     /// The class name an entity's `representedClassName` asks for: a leading `.` or a module prefix
     /// dropped; `nil` when it names no class of its own (`NSManagedObject`, empty, not an identifier).
     static func className(fromRepresented represented: String?) -> String? {
-        guard var name = represented?.trimmingCharacters(in: " \t"), !name.isEmpty else { return nil }
+        guard let represented else { return nil }
+        // Trimmed by hand: Foundation's trimming makes a character set for every call.
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        let utf8 = represented.utf8
+        let start = utf8.firstIndex { !isBlank($0) } ?? utf8.endIndex
+        let end = utf8.lastIndex { !isBlank($0) }.map { utf8.index(after: $0) } ?? start
+        guard start < end else { return nil }
+        var name = start == utf8.startIndex && end == utf8.endIndex ? represented : String(represented[start..<end])
         if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
         guard isIdentifier(name), name != "NSManagedObject" else { return nil }
         return name
