@@ -41,7 +41,8 @@ if [ "$target" = model ]; then
     printf 'module CSHA256 {\n    header "%s"\n    export *\n}\n' "$root/Sources/CSHA256/include/csha256.h" > "$build/CSHA256/module.modulemap"
     # The Swift generator needs SwiftPM's embedded resources and is not what this target fuzzes.
     mapfile -t core < <(find "$root/Sources/ModelGenCore" -name '*.swift' -not -path '*/GenerateSwift/*' | sort)
-    module ModelGenCore "${xml[@]}" -I "$build/CSHA256" "${core[@]}"
+    # Testable: the target also checks the partitioned parse, which is internal.
+    module ModelGenCore -enable-testing "${xml[@]}" -I "$build/CSHA256" "${core[@]}"
 fi
 libraries=(-lMustache -lPredicateSyntax)
 [ "$target" = model ] && libraries=(-lModelGenCore "${libraries[@]}" -lCSHA256 -lxml2)

@@ -86,21 +86,11 @@ enum PartitionedParse {
         guard index + needle.count < bytes.count, bytes[index..<index + needle.count].elementsEqual(needle),
             isTagNameEnd(bytes[index + needle.count])
         else { return nil }
-        // The end of the tag: the first `>` outside a quoted attribute value.
-        var quote: UInt8?
-        index += needle.count
-        while index < bytes.count {
-            let byte = bytes[index]
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == 0x22 || byte == 0x27 {
-                quote = byte
-            } else if byte == 0x3E {
-                return bytes[index - 1] == 0x2F ? nil : index + 1
-            }
-            index += 1
-        }
-        return nil
+        // The end of the tag: the first `>` outside a quoted attribute value (not `/>`: a
+        // model with nothing in it has nothing to cut).
+        guard let end = bytes.firstOutsideQuotes(from: index + needle.count, where: { $0 == 0x3E }), bytes[end - 1] != 0x2F
+        else { return nil }
+        return end + 1
     }
 
     /// Up to `parts - 1` cut offsets, increasing, each the start of a line that holds only blanks

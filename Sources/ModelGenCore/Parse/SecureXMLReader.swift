@@ -172,22 +172,9 @@ struct SecureXMLReader {
 
     /// Whether the declaration at `offset` has an internal subset (`[ … ]`), where entities live.
     private static func hasInternalSubset(_ bytes: [UInt8], doctypeAt offset: Int) -> Bool {
-        var index = offset
-        var quote: UInt8?
-        while index < bytes.count {
-            let byte = bytes[index]
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == 0x22 || byte == 0x27 {
-                quote = byte
-            } else if byte == 0x5B {  // [
-                return true
-            } else if byte == 0x3E {  // >
-                return false
-            }
-            index += 1
-        }
-        return true
+        // `[` opens it; `>` ends a declaration without one; an unended declaration is refused.
+        guard let end = bytes.firstOutsideQuotes(from: offset, where: { $0 == 0x5B || $0 == 0x3E }) else { return true }
+        return bytes[end] == 0x5B
     }
 
     private static func location(ofOffset offset: Int, in source: SourceFile) -> SourceLocation {

@@ -33,3 +33,22 @@ extension String {
         return utf8.contains(where: needs)
     }
 }
+
+extension Array where Element == UInt8 {
+    /// The offset of the first byte from `start` on that satisfies `isTarget` and lies outside a
+    /// quoted (`"…"` or `'…'`) attribute value: the end of an XML tag or declaration.
+    func firstOutsideQuotes(from start: Int, where isTarget: (UInt8) -> Bool) -> Int? {
+        var quote: UInt8?
+        for index in start..<Swift.max(start, count) {
+            let byte = self[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == 0x22 || byte == 0x27 {
+                quote = byte
+            } else if isTarget(byte) {
+                return index
+            }
+        }
+        return nil
+    }
+}
