@@ -62,7 +62,7 @@ enum PartitionedParse {
     private static let closingTag = Array("</model>".utf8)
 
     /// Where the root element's start tag `<model …>` ends (just past its `>`), if the root is
-    /// `<model>`. A wrong guess is caught: the first part checks it against libxml2.
+    /// `<model>`. A wrong guess is caught: every part checks it against where libxml2 read the tag.
     static func modelTagEnd(in bytes: [UInt8]) -> Int? {
         let needle = Array("<model".utf8)
         var index = 0

@@ -102,6 +102,8 @@ extension ResolutionContext {
             var chain: [Int] = []
             var current: Int? = index
             while let next = current, depths[next] < 0 {
+                // Resolution cut every cycle; should one remain, the walk below copes with it.
+                guard chain.count < entities.count else { return false }
                 chain.append(next)
                 current = entities[next].parent
             }
