@@ -108,19 +108,47 @@ extension ResolutionContext {
                 entities[entityIndex].relationships[position].destination = destination
             }
         }
-        for entityIndex in entities.indices {
-            for position in entities[entityIndex].relationships.indices {
-                linkInverse(entity: entityIndex, position: position)
+        // An inverse depends only on the destinations linked above, so runs of entities are
+        // linked on all cores, each into a list of its own, and applied in model order. (The copy
+        // of the context the jobs read is gone before anything is written.)
+        let links: [[(entity: Int, position: Int, link: InverseLink)]] = {
+            nonisolated(unsafe) let linker = self
+            let runs = Parallel.runs(Array(entities.indices), minimumLength: 128)
+            return Parallel.map(runs.count) { run in
+                var links: [(entity: Int, position: Int, link: InverseLink)] = []
+                for entity in runs[run] {
+                    for position in linker.entities[entity].relationships.indices {
+                        if let link = linker.inverseLink(entity: entity, position: position) { links.append((entity, position, link)) }
+                    }
+                }
+                return links
             }
+        }()
+        for (entity, position, link) in links.joined() {
+            if let inverse = link.inverse { entities[entity].relationships[position].inverse = inverse }
+            if !link.isMutual { entities[entity].relationships[position].isInverseMutual = false }
+            for diagnostic in link.diagnostics { diagnostics.report(diagnostic) }
         }
     }
 
-    private mutating func linkInverse(entity entityIndex: Int, position: Int) {
+    /// What linking one relationship's inverse found.
+    struct InverseLink {
+        var inverse: RelationshipRef?
+        var isMutual = true
+        var diagnostics: [Diagnostic] = []
+    }
+
+    /// The inverse of relationship `position` of entity `entityIndex`, or `nil` when it names none.
+    private func inverseLink(entity entityIndex: Int, position: Int) -> InverseLink? {
         let relationship = entities[entityIndex].relationships[position]
-        guard let destination = relationship.destination, let inverseName = relationship.inverseName else { return }
+        guard let destination = relationship.destination, let inverseName = relationship.inverseName else { return nil }
+        var link = InverseLink()
+        func report(_ message: DiagnosticMessage, at location: SourceLocation, notes: [Diagnostic.Note] = []) {
+            link.diagnostics.append(Diagnostic(message, at: location, notes: notes))
+        }
         let destinationName = entities[destination].name
         if let inverseEntity = relationship.inverseEntityName, inverseEntity != destinationName {
-            diagnostics.report(
+            report(
                 Self.inverseEntityMismatch(relationship.name, inverseEntity, destinationName),
                 at: location(relationship.line, attribute: "inverseEntity"))
         }
@@ -130,21 +158,21 @@ extension ResolutionContext {
                 if case .relationship = ref { return name }
                 return nil
             }
-            diagnostics.report(
+            report(
                 Self.unresolvedInverse(relationship.name, inverseName, destinationName),
                 at: location(relationship.line, attribute: "inverseName"),
                 notes: suggestion(for: inverseName, among: candidates.sorted()))
-            return
+            return link
         }
         let inverse = entities[owner].relationships[inversePosition]
         // The inverse must lead back into this entity's hierarchy: to it, an ancestor or a descendant.
         if let target = inverse.destination, !isRelated(target, entityIndex) {
-            diagnostics.report(
+            report(
                 Self.inverseDestinationMismatch(relationship.name, entities[entityIndex].name, inverseName, entities[target].name),
                 at: location(relationship.line, attribute: "inverseName"))
-            return
+            return link
         }
-        entities[entityIndex].relationships[position].inverse = RelationshipRef(entity: owner, index: inversePosition)
+        link.inverse = RelationshipRef(entity: owner, index: inversePosition)
         let pointsBack: Bool
         if inverse.inverseName == relationship.name, let target = inverse.destination,
             case .relationship(let backOwner, let backPosition)? = entities[target].propertyIndex[relationship.name]
@@ -154,14 +182,15 @@ extension ResolutionContext {
             pointsBack = false
         }
         if !pointsBack {
-            entities[entityIndex].relationships[position].isInverseMutual = false
+            link.isMutual = false
             let theirs = inverse.inverseName.map { name in
                 "'\(name)'" + (inverse.destination.map { " of '\(entities[$0].name)'" } ?? "")
             } ?? "not set"
-            diagnostics.report(
+            report(
                 Self.inverseNotMutual(relationship.name, inverseName, theirs),
                 at: location(relationship.line, attribute: "inverseName"))
         }
+        return link
     }
 
     private func isRelated(_ a: Int, _ b: Int) -> Bool {
