@@ -74,10 +74,10 @@ enum PartitionedParse {
             }
             guard index + 1 < bytes.count else { return nil }
             if bytes[index + 1] == 0x3F {
-                guard let end = find(Array("?>".utf8), in: bytes, from: index + 2) else { return nil }
+                guard let end = bytes.firstOffset(of: Array("?>".utf8), from: index + 2) else { return nil }
                 index = end + 2
             } else if bytes[index + 1] == 0x21 {
-                guard let end = find(Array("-->".utf8), in: bytes, from: index + 2) else { return nil }
+                guard let end = bytes.firstOffset(of: Array("-->".utf8), from: index + 2) else { return nil }
                 index = end + 3
             } else {
                 break
@@ -101,7 +101,7 @@ enum PartitionedParse {
         var cuts: [Int] = []
         for part in 1..<parts {
             var index = max(tagEnd + share * part, (cuts.last ?? tagEnd) + 1)
-            while let hit = find(needle, in: bytes, from: index) {
+            while let hit = bytes.firstOffset(of: needle, from: index) {
                 index = hit + needle.count
                 guard index < bytes.count, isTagNameEnd(bytes[index]) else { continue }
                 var lineStart = hit
@@ -116,22 +116,5 @@ enum PartitionedParse {
 
     private static func isTagNameEnd(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x3E || byte == 0x2F
-    }
-
-    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard start < bytes.count else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer -> Int? in
-            var index = start
-            let first = needle[0]
-            while index + needle.count <= buffer.count {
-                if buffer[index] == first {
-                    var matched = 1
-                    while matched < needle.count, buffer[index + matched] == needle[matched] { matched += 1 }
-                    if matched == needle.count { return index }
-                }
-                index += 1
-            }
-            return nil
-        }
     }
 }

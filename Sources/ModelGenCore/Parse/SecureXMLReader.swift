@@ -53,7 +53,7 @@ struct SecureXMLReader {
             return document
         }
         if let document { xmlFreeDoc(document) }
-        reportError(of: context, in: source, diagnostics: diagnostics)
+        report(LibXML2Error(context.pointee.lastError), in: source, diagnostics: diagnostics)
         return nil
     }
 
@@ -63,11 +63,7 @@ struct SecureXMLReader {
         guard precheck(source, allowsExternalDoctype: false, diagnostics: diagnostics) else { return false }
         let wellFormed = stream(source.bytes, to: handler)
         if handler.stopped || wellFormed { return true }
-        if let first = handler.firstError {
-            diagnostics.report(malformed(first.message), at: source.location(line: first.line, column: first.column))
-        } else if let error = handler.lastError {
-            report(error, in: source, diagnostics: diagnostics)
-        }
+        if let error = handler.firstError ?? handler.lastError { report(error, in: source, diagnostics: diagnostics) }
         return false
     }
 
@@ -137,10 +133,6 @@ struct SecureXMLReader {
         return true
     }
 
-    private static func reportError(of context: xmlParserCtxtPtr, in source: SourceFile, diagnostics: DiagnosticEngine) {
-        report(LibXML2Error(context.pointee.lastError), in: source, diagnostics: diagnostics)
-    }
-
     private static func report(_ error: LibXML2Error, in source: SourceFile, diagnostics: DiagnosticEngine) {
         diagnostics.report(malformed(error.message), at: source.location(line: error.line, column: error.column))
     }
@@ -188,7 +180,7 @@ struct SecureXMLReader {
     }
 }
 
-/// libxml2's last error of a parse, as a diagnostic needs it.
+/// An error libxml2 raised, as a diagnostic needs it.
 struct LibXML2Error {
     var message: String
     var line: Int
@@ -208,7 +200,7 @@ class SAXHandler {
     /// Set when the handler stopped the parse on purpose (it reported why).
     private(set) var stopped = false
     /// The first error libxml2 raised: the cause, where later errors are often consequences.
-    var firstError: (message: String, line: Int, column: Int)?
+    var firstError: LibXML2Error?
     /// libxml2's last error, when the document was not well-formed.
     var lastError: LibXML2Error?
     /// Added to libxml2's line numbers: the lines that come before the bytes being parsed, when
@@ -263,10 +255,7 @@ private let saxError: xmlStructuredErrorFunc = { userData, error in
     guard let handler = handler(userData), let error, handler.firstError == nil,
         error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue
     else { return }
-    let message = error.pointee.message.map { String(cString: $0) } ?? "the document is not well-formed"
-    handler.firstError = (
-        message.trimmingTrailingWhitespace(), max(1, Int(error.pointee.line)), max(1, Int(error.pointee.int2))
-    )
+    handler.firstError = LibXML2Error(error.pointee)
 }
 
 private let saxEndElement: endElementNsSAX2Func = { userData, _, _, _ in

@@ -61,32 +61,15 @@ extension ResolutionContext {
     private mutating func indexProperties(of index: Int, done: inout [Bool]) {
         if done[index] { return }
         done[index] = true
-        var table: [String: PropertyRef] = [:]
-        if let parent = entities[index].parent {
-            indexProperties(of: parent, done: &done)
-            table = entities[parent].propertyIndex
-        }
-        let entity = entities[index]
-        table.reserveCapacity(table.count + entity.attributes.count + entity.relationships.count)
-        func add(_ name: String, _ ref: PropertyRef, line: Int) {
-            if let existing = table[name] {
-                let message =
-                    existing.entity == index
-                    ? ModelResolver.duplicateProperty(name, entity.name)
-                    : ModelResolver.duplicateInheritedProperty(name, entity.name, entities[existing.entity].name)
-                diagnostics.report(message, at: location(line, attribute: "name"))
-                return
-            }
-            table[name] = ref
-        }
-        for (position, attribute) in entity.attributes.enumerated() {
-            add(attribute.name, .attribute(entity: index, index: position), line: attribute.line)
-        }
-        for (position, relationship) in entity.relationships.enumerated() {
-            add(relationship.name, .relationship(entity: index, index: position), line: relationship.line)
-        }
-        for (position, property) in entity.fetchedProperties.enumerated() {
-            add(property.name, .fetchedProperty(entity: index, index: position), line: property.line)
+        if let parent = entities[index].parent { indexProperties(of: parent, done: &done) }
+        let (table, duplicates) = Self.propertyTable(of: index, in: entities)
+        let entity = entities[index].name
+        for (name, existing, line) in duplicates {
+            let message =
+                existing.entity == index
+                ? ModelResolver.duplicateProperty(name, entity)
+                : ModelResolver.duplicateInheritedProperty(name, entity, entities[existing.entity].name)
+            diagnostics.report(message, at: location(line, attribute: "name"))
         }
         entities[index].propertyIndex = table
     }
@@ -123,7 +106,8 @@ extension ResolutionContext {
                 return Parallel.map(runs.count) { run in
                     var tables: [(Int, [String: PropertyRef])] = []
                     for index in runs[run] {
-                        guard let table = Self.propertyTable(of: index, in: entities) else { return nil }
+                        let (table, duplicates) = Self.propertyTable(of: index, in: entities)
+                        guard duplicates.isEmpty else { return nil }
                         tables.append((index, table))
                     }
                     return tables
@@ -137,26 +121,35 @@ extension ResolutionContext {
         return true
     }
 
-    /// The entity's own properties added to its parent's index, or `nil` when a name is taken.
-    private static func propertyTable(of index: Int, in entities: [Entity]) -> [String: PropertyRef]? {
+    /// The entity's own properties (attributes, relationships, fetched properties) added to its
+    /// parent's index; and the names already taken there (the first declaration is kept), with
+    /// what took them and the line of the one left out.
+    private static func propertyTable(
+        of index: Int, in entities: [Entity]
+    ) -> (table: [String: PropertyRef], duplicates: [(name: String, existing: PropertyRef, line: Int)]) {
         let entity = entities[index]
         var table = entity.parent.map { entities[$0].propertyIndex } ?? [:]
+        var duplicates: [(name: String, existing: PropertyRef, line: Int)] = []
         table.reserveCapacity(table.count + entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count)
+        func add(_ name: String, _ ref: PropertyRef, line: Int) {
+            if let existing = table[name] {
+                duplicates.append((name, existing, line))
+            } else {
+                table[name] = ref
+            }
+        }
         for position in entity.attributes.indices {
-            guard table.updateValue(.attribute(entity: index, index: position), forKey: entity.attributes[position].name) == nil
-            else { return nil }
+            add(entity.attributes[position].name, .attribute(entity: index, index: position), line: entity.attributes[position].line)
         }
         for position in entity.relationships.indices {
-            guard table.updateValue(.relationship(entity: index, index: position), forKey: entity.relationships[position].name) == nil
-            else { return nil }
+            add(entity.relationships[position].name, .relationship(entity: index, index: position), line: entity.relationships[position].line)
         }
         for position in entity.fetchedProperties.indices {
-            guard
-                table.updateValue(.fetchedProperty(entity: index, index: position), forKey: entity.fetchedProperties[position].name)
-                    == nil
-            else { return nil }
+            add(
+                entity.fetchedProperties[position].name, .fetchedProperty(entity: index, index: position),
+                line: entity.fetchedProperties[position].line)
         }
-        return table
+        return (table, duplicates)
     }
 
     /// A "did you mean" note naming the closest candidate, if one is close enough.

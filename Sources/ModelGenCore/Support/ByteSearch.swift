@@ -35,6 +35,26 @@ extension String {
 }
 
 extension Array where Element == UInt8 {
+    /// The offset of the first occurrence of `needle` at or after `start`: `memchr` for its first
+    /// byte, `memcmp` for the rest.
+    func firstOffset(of needle: [UInt8], from start: Int) -> Int? {
+        guard start >= 0, !needle.isEmpty else { return nil }
+        return withUnsafeBufferPointer { buffer -> Int? in
+            needle.withUnsafeBufferPointer { needle -> Int? in
+                guard let base = buffer.baseAddress, let first = needle.baseAddress else { return nil }
+                var offset = start
+                while offset + needle.count <= buffer.count,
+                    let hit = memchr(base + offset, Int32(needle[0]), buffer.count - needle.count + 1 - offset)
+                {
+                    let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + index, first, needle.count) == 0 { return index }
+                    offset = index + 1
+                }
+                return nil
+            }
+        }
+    }
+
     /// The offset of the first byte from `start` on that satisfies `isTarget` and lies outside a
     /// quoted (`"…"` or `'…'`) attribute value: the end of an XML tag or declaration.
     func firstOutsideQuotes(from start: Int, where isTarget: (UInt8) -> Bool) -> Int? {
