@@ -36,6 +36,8 @@ let package = Package(
         ),
         // SHA-256 on the x86 SHA extensions, used by ModelGenCore where the processor has them.
         .target(name: "CSHA256"),
+        // The C allocator's settings for the executables (BatchMemory).
+        .target(name: "CAllocator"),
         .target(
             name: "PredicateSyntax",
             swiftSettings: swiftSettings
@@ -46,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "ModelGenCore",
-            dependencies: ["CLibXML2", "CSHA256", "PredicateSyntax", "Mustache"],
+            dependencies: ["CLibXML2", "CSHA256", "CAllocator", "PredicateSyntax", "Mustache"],
             resources: ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"].map {
                 .embedInCode("GenerateSwift/Templates/\($0).mustache")
             },

@@ -16,13 +16,34 @@ enum Clock {
     /// treatment.
     static func best(runs: Int, warmups: Int = 2, _ body: () -> Void) -> Double {
         for _ in 0..<warmups { body() }
-        var samples: [Double] = []
-        for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
+        var best = Double.infinity
+        for _ in 0..<runs { best = min(best, time(body)) }
+        return runs > 0 ? best : 0
+    }
+}
+
+extension Clock {
+    /// The best wall times of `baseline` and `body`, measured in alternation (`runs` of each
+    /// after `warmups` of each), so a slow period of the machine falls on both alike instead of
+    /// on whichever happened to run then.
+    static func bestInterleaved(runs: Int, warmups: Int = 2, baseline: () -> Void, _ body: () -> Void) -> (baseline: Double, measured: Double) {
+        for _ in 0..<warmups {
+            baseline()
             body()
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
         }
-        return samples.min() ?? 0
+        var baselineBest = Double.infinity
+        var measuredBest = Double.infinity
+        for _ in 0..<runs {
+            baselineBest = min(baselineBest, time(baseline))
+            measuredBest = min(measuredBest, time(body))
+        }
+        return (baselineBest, measuredBest)
+    }
+
+    private static func time(_ body: () -> Void) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
     }
 }
 

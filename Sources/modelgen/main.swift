@@ -46,6 +46,8 @@ func runModelgen(_ arguments: [String], output: inout Output) -> ExitCode {
     }
 }
 
+// One compilation per process: keep freed memory for reuse (see BatchMemory).
+BatchMemory.keepFreedMemory()
 var output = Output()
 let status = runModelgen(Array(CommandLine.arguments.dropFirst()), output: &output)
 FileHandle.standardOutput.write(Data(output.stdout.utf8))
