@@ -229,7 +229,7 @@ extension SwiftContextBuilder {
         context.member(Key.modelTypeName, modelTypeName)
         context.member(Key.modelNameLiteral, SwiftNames.literal(model.modelName ?? model.versionName ?? ""))
         context.member(Key.schemaHashLiteral, SwiftNames.literal(schemaHash))
-        context.member(Key.ddlLiteral, SwiftNames.rawMultilineLiteral(sqliteDDL))
+        context.member(Key.ddlLiteral, context.string { SwiftNames.appendRawMultilineLiteral(sqliteDDL, to: &$0) })
         context.member(Key.entities, entityContexts)
         context.member(Key.compositeTypes, compositeTypes)
         return context.finish(root: context.endObject(mark))

@@ -142,8 +142,10 @@ struct SwiftContextBuilder {
         var wanted: [Int: String] = [:]
         var counts: [String: Int] = [:]
         for index in included {
-            let entity = model.entities[index]
-            let name = SwiftNames.className(fromRepresented: entity.representedClassName) ?? SwiftNames.sanitized(entity.name)
+            // Read in place: a copy of the entity would retain and release all its arrays.
+            let name =
+                SwiftNames.className(fromRepresented: model.entities[index].representedClassName)
+                ?? SwiftNames.sanitized(model.entities[index].name)
             wanted[index] = name
             counts[name, default: 0] += 1
         }

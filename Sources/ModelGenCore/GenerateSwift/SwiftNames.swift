@@ -98,7 +98,9 @@ enum SwiftNames {
     /// A raw multi-line string literal holding `text` exactly: more `#`s than the longest run of
     /// `#` in `text` (so nothing in it ends the literal or starts an escape), closing delimiter at
     /// the start of its line (so no line is re-indented).
-    static func rawMultilineLiteral(_ text: [UInt8]) -> String {
+    /// Written straight into `output` (the text is the DDL, megabytes for a large model: no
+    /// `String` of it is made, which would copy it and check its UTF-8 once more).
+    static func appendRawMultilineLiteral(_ text: [UInt8], to output: inout TextBuffer) {
         // The longest run of `#`, from one `#` to the next with `memchr` (DDL has few).
         var longest = 0
         text.withUnsafeBufferPointer { text in
@@ -112,27 +114,13 @@ enum SwiftNames {
                 offset = end
             }
         }
-        // Built in one step: the text is the DDL, megabytes for a large model.
         let hashes = longest + 1
-        let count = hashes + 4 + text.count + 4 + hashes
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            var offset = 0
-            func put(_ byte: UInt8, times: Int = 1) {
-                for _ in 0..<times {
-                    buffer[offset] = byte
-                    offset += 1
-                }
-            }
-            put(UInt8(ascii: "#"), times: hashes)
-            put(UInt8(ascii: "\""), times: 3)
-            put(UInt8(ascii: "\n"))
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<offset + text.count]).initialize(from: text)
-            offset += text.count
-            put(UInt8(ascii: "\n"))
-            put(UInt8(ascii: "\""), times: 3)
-            put(UInt8(ascii: "#"), times: hashes)
-            return offset
-        }
+        output.reserveCapacity(output.count + hashes + 4 + text.count + 4 + hashes)
+        for _ in 0..<hashes { output.append(byte: UInt8(ascii: "#")) }
+        output.append("\"\"\"\n")
+        text.withUnsafeBufferPointer { output.append(bytes: $0) }
+        output.append("\n\"\"\"")
+        for _ in 0..<hashes { output.append(byte: UInt8(ascii: "#")) }
     }
 
     /// The class name an entity's `representedClassName` asks for: a leading `.` or a module prefix
@@ -146,7 +134,7 @@ enum SwiftNames {
         let end = utf8.lastIndex { !isBlank($0) }.map { utf8.index(after: $0) } ?? start
         guard start < end else { return nil }
         var name = start == utf8.startIndex && end == utf8.endIndex ? represented : String(represented[start..<end])
-        if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        if let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) { name = String(name[name.utf8.index(after: dot)...]) }
         guard isIdentifier(name), name != "NSManagedObject" else { return nil }
         return name
     }

@@ -35,17 +35,29 @@ extension LayoutBuilder {
         return result
     }
 
-    mutating func addProperties(of entity: Int, attributes: AttributeColumns?) {
-        let declaration = model.entities[entity]
-        guard let tableIndex = tableOfRoot[declaration.root] else { return }
-        if let attributes {
-            tables[tableIndex].columns += attributes.columns
-            tables[tableIndex].checks += attributes.checks
+    mutating func addProperties(of entity: Int, attributes: consuming AttributeColumns?) {
+        guard let tableIndex = tableOfRoot[model.entities[entity].root] else { return }
+        if var attributes = attributes.take() {
+            Self.append(&attributes.columns, to: &tables[tableIndex].columns)
+            Self.append(&attributes.checks, to: &tables[tableIndex].checks)
             for diagnostic in attributes.diagnostics { diagnostics.report(diagnostic) }
         }
-        for (position, relationship) in declaration.relationships.enumerated() where !relationship.isTransient {
+        for position in model.entities[entity].relationships.indices where !model.entities[entity].relationships[position].isTransient {
             addRelationship(RelationshipRef(entity: entity, index: position), table: tableIndex)
         }
+    }
+
+    /// Appends `items` to `array`, leaving `items` empty. When `items` is the longer one (a
+    /// table's first entity brings its many columns to the three bookkeeping ones), the two
+    /// swap places and the few are inserted in front: elements are moved, not copied.
+    private static func append<T>(_ items: inout [T], to array: inout [T]) {
+        if items.count > array.count {
+            swap(&items, &array)
+            array.insert(contentsOf: items, at: 0)
+        } else {
+            array += items
+        }
+        items = []
     }
 
     /// Who must have a value: `nil` when every row must (NOT NULL), else the `_entity` values of

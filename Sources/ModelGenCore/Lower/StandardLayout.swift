@@ -51,6 +51,9 @@ struct LayoutBuilder {
 
     /// `_entity` value per entity index.
     var entityIDs: [Int] = []
+    /// Entity indices in `_entity` order, and per entity index the end of its descendants there.
+    var preorder: [Int] = []
+    var subtreeEnd: [Int] = []
     /// Table index per root entity index.
     var tableOfRoot: [Int: Int] = [:]
     var tables: [PlannedTable] = []
@@ -66,9 +69,10 @@ struct LayoutBuilder {
     mutating func build() -> RelationalSchema {
         assignEntityIDs()
         createEntityTables()
-        let attributeColumns = attributeColumnsOfEntities()
+        var attributeColumns = attributeColumnsOfEntities()
         for root in tableOfRoot.keys.sorted() {
-            for entity in hierarchy(of: root) { addProperties(of: entity, attributes: attributeColumns[entity]) }
+            // Each entity's planned columns are moved into its table, not copied.
+            for entity in hierarchy(of: root) { addProperties(of: entity, attributes: attributeColumns[entity].take()) }
         }
         for root in tableOfRoot.keys.sorted() {
             for entity in hierarchy(of: root) {
@@ -82,33 +86,39 @@ struct LayoutBuilder {
     // MARK: - Entities and tables
 
     /// Core Data's numbering: root entities sorted by name, each followed by its sub-entities
-    /// (sorted by name, recursively); 1-based.
+    /// (sorted by name, recursively); 1-based. A hierarchy is numbered in pre-order, so an
+    /// entity and its descendants hold consecutive numbers: `preorder` lists the entities by
+    /// number and `subtreeEnd` says where each one's descendants end in it.
     mutating func assignEntityIDs() {
         entityIDs = Array(repeating: 0, count: model.entities.count)
-        var next = 1
+        subtreeEnd = Array(repeating: 0, count: model.entities.count)
+        preorder = []
+        preorder.reserveCapacity(model.entities.count)
         func visit(_ index: Int) {
-            entityIDs[index] = next
-            next += 1
+            preorder.append(index)
+            entityIDs[index] = preorder.count
             for child in model.entities[index].subentities.sorted(by: { model.entities[$0].name < model.entities[$1].name }) {
                 visit(child)
             }
+            subtreeEnd[index] = preorder.count
         }
         let roots = model.entities.indices.filter { model.entities[$0].parent == nil }
         for root in roots.sorted(by: { model.entities[$0].name < model.entities[$1].name }) { visit(root) }
     }
 
-    /// The entity and its descendants, in pre-order.
-    func hierarchy(of entity: Int) -> [Int] {
-        var result = [entity]
-        for child in model.entities[entity].subentities.sorted(by: { model.entities[$0].name < model.entities[$1].name }) {
-            result += hierarchy(of: child)
-        }
-        return result
+    /// The entity and its descendants, in pre-order (sub-entities by name).
+    func hierarchy(of entity: Int) -> ArraySlice<Int> {
+        let number = entityIDs[entity]
+        // Every entity of a hierarchy is numbered; this is only for safety.
+        guard number > 0 else { return [entity] }
+        return preorder[(number - 1)..<subtreeEnd[entity]]
     }
 
-    /// `_entity` values of the entity and its descendants.
+    /// `_entity` values of the entity and its descendants, ascending.
     func entityIDValues(of entity: Int) -> [Int64] {
-        hierarchy(of: entity).map { Int64(entityIDs[$0]) }.sorted()
+        let number = entityIDs[entity]
+        guard number > 0 else { return [0] }
+        return (Int64(number)...Int64(subtreeEnd[entity])).map { $0 }
     }
 
     func isIncluded(_ entity: Int) -> Bool {
@@ -123,11 +133,11 @@ struct LayoutBuilder {
         let roots = model.entities.indices.filter { model.entities[$0].parent == nil }
             .sorted { model.entities[$0].name < model.entities[$1].name }
         for root in roots {
-            if let selection, !hierarchy(of: root).contains(where: selection.contains) { continue }
-            let entity = model.entities[root]
+            let hierarchy = hierarchy(of: root)
+            if let selection, !hierarchy.contains(where: selection.contains) { continue }
             var table = PlannedTable(
-                name: sqlName(entity.name, userInfo: entity.userInfo), kind: .entity, root: root,
-                location: SourceAnchor(line: entity.line, attribute: "name"))
+                name: sqlName(model.entities[root].name, userInfo: model.entities[root].userInfo), kind: .entity, root: root,
+                location: SourceAnchor(line: model.entities[root].line, attribute: "name"))
             table.primaryKey = ["_pk"]
             table.columns = [
                 PlannedColumn(column: Column(name: "_pk", type: .key, isNullable: false, role: .primaryKey), location: nil),
@@ -136,8 +146,8 @@ struct LayoutBuilder {
                     column: Column(name: "_version", type: .integer64, isNullable: false, defaultValue: .integer(1), role: .version),
                     location: nil),
             ]
-            let concrete = hierarchy(of: root).filter { !model.entities[$0].isAbstract }
-            let values = (concrete.isEmpty ? hierarchy(of: root) : concrete).map { Int64(entityIDs[$0]) }.sorted()
+            let concrete = hierarchy.filter { !model.entities[$0].isAbstract }
+            let values = (concrete.isEmpty ? Array(hierarchy) : concrete).map { Int64(entityIDs[$0]) }.sorted()
             table.checks.append(.oneOf(column: "_entity", values: values))
             tableOfRoot[root] = tables.count
             tables.append(table)
