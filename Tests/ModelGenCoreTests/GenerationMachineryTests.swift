@@ -256,6 +256,28 @@ import Mustache
         #expect(strict.diagnostics.map(\.location) == engine.diagnostics.map(\.location))
     }
 
+    /// A generated class that takes the name of a Swift value type (`Date`) makes attributes of
+    /// that type qualified (`Foundation.Date`) in every entity; the other types stay plain, and
+    /// without such a class nothing is qualified.
+    @Test(arguments: [("Date", true), ("Moment", false)])
+    func attributeTypesAreQualifiedOnlyWhenAClassTakesTheirName(className: String, qualified: Bool) throws {
+        let text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+            + #"<entity name="\#(className)" representedClassName="\#(className)" codeGenerationType="class"><attribute name="at" optional="YES" attributeType="Date"/></entity>"#
+            + #"<entity name="Event" representedClassName="Event" codeGenerationType="class"><attribute name="when" attributeType="Date"/><attribute name="title" optional="YES" attributeType="String"/></entity>"#
+            + "</model>"
+        let engine = DiagnosticEngine()
+        var model = try #require(FrontEnd().run(SourceFile(path: "Times.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        model.modelName = "Times"
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        let files = try SwiftGenerator(options: SwiftGenerationOptions(access: .internal, sourceName: "Times.xcdatamodeld")).generate(model: model, schema: schema)
+        let event = try #require(files.first { $0.name == "Event.swift" }).contents
+        let dateType = qualified ? "Foundation.Date" : "Date"
+        #expect(event.contains("var when: \(dateType) {"))
+        #expect(event.contains("var title: String? {"))
+        let own = try #require(files.first { $0.name == "\(className).swift" }).contents
+        #expect(own.contains("var at: \(dateType)? {"))
+    }
+
     /// A model of `entities` entities, each pointing at the next.
     static func model(entities: Int) -> String {
         var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#

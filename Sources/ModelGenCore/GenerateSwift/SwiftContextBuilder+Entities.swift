@@ -17,15 +17,15 @@ extension SwiftContextBuilder {
         // About what the built-in templates' context of an entity holds per attribute and relationship.
         context.reserveCapacity(bytes: 1_024 + all.count * 400 + planned.count * 900, values: 64 + all.count * 15 + planned.count * 19)
         let inheritedCount = min(entity.parent.map { storedAttributes[$0]?.count ?? 0 } ?? 0, all.count)
-        let attributeContexts = all.enumerated().map { attributeContext($1, slot: $0, className: className, into: &context) }
+        // By index: enumerating would copy each attribute's record out.
+        let attributeContexts = all.indices.map { attributeContext(all[$0], slot: $0, className: className, into: &context) }
         let inheritedRelationships = min(entity.parent.map { relationships[$0]?.count ?? 0 } ?? 0, planned.count)
         let relationshipContexts = planned.enumerated().map { relationshipContext($1, index: $0, entity: index, into: &context) }
-        let fetchedIDs = fetchedEntityIDs(index).map(String.init)
         let isCategory = entity.codeGeneration == .category
         let hasSubentities = entity.subentities.contains { classNames[$0] != nil }
         let superclass = entity.parent.flatMap { classNames[$0] } ?? "ManagedObject"
         let overrideAccess = options.access == .public ? "@_spi(Generated) public override " : "override "
-        let uniqueness = "[" + uniquenessSlots(index).map { "[" + $0.map(String.init).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
+        let uniquenessSets = uniquenessSlots(index)
         let composites = compositeContexts(index, inheritedCount: inheritedCount, into: &context)
         let transients = transientContexts(index, into: &context)
         let assignments = initializerAssignments(all, into: &context)
@@ -48,10 +48,16 @@ extension SwiftContextBuilder {
         context.member(Key.isAbstract, entity.isAbstract)
         context.member(Key.isRoot, entity.parent.flatMap { classNames[$0] } == nil)
         context.member(Key.entityID, mapping.entityID)
-        context.member(Key.fetchedEntityIDs, "[" + fetchedIDs.joined(separator: ", ") + "]")
+        // Lists of numbers and names are written straight into the tree (no arrays of strings).
+        let fetchedIDs = fetchedEntityIDs(index)
+        context.member(Key.fetchedEntityIDs, context.string { Self.appendList(fetchedIDs, to: &$0) { $1.append(integer: Int64($0)) } })
         context.member(Key.table, SwiftNames.literal(mapping.table))
-        context.member(Key.columns, "[" + dataColumns(index).map(SwiftNames.literal).joined(separator: ", ") + "]")
-        context.member(Key.uniquenessConstraints, uniqueness)
+        context.member(Key.columns, context.string { text in appendDataColumnLiterals(index, to: &text) })
+        context.member(
+            Key.uniquenessConstraints,
+            context.string { text in
+                Self.appendList(uniquenessSets, to: &text) { slots, text in Self.appendList(slots, to: &text) { $1.append(integer: Int64($0)) } }
+            })
         context.member(Key.attributes, context.list(attributeContexts))
         let keyPathAttributes = context.beginList()
         for slot in all.indices where !all[slot].isMember { context.item(attributeContexts[slot]) }
@@ -66,7 +72,7 @@ extension SwiftContextBuilder {
         context.member(Key.relationships, context.list(relationshipContexts))
         context.member(Key.ownRelationships, context.list(relationshipContexts[inheritedRelationships...]))
         context.member(Key.hasRelationships, !relationshipContexts.isEmpty)
-        context.member(Key.initializerParameters, initializerParameters(all))
+        context.member(Key.initializerParameters, context.string { Self.appendInitializerParameters(all, to: &$0) })
         context.member(Key.initializerAssignments, assignments)
         context.member(Key.finds, finds)
         context.member(Key.fetchRequests, fetchRequests)
@@ -94,7 +100,35 @@ extension SwiftContextBuilder {
     /// The data columns of entity `index`'s table: all but `_pk`, `_entity`, `_version`.
     private func dataColumns(_ index: Int) -> [String] {
         let table = table(of: index)
-        return (table?.columns ?? []).filter { $0.role != .primaryKey && $0.role != .entity && $0.role != .version }.map(\.name)
+        return (table?.columns ?? []).filter(Self.isDataColumn).map(\.name)
+    }
+
+    private static func isDataColumn(_ column: Column) -> Bool {
+        column.role != .primaryKey && column.role != .entity && column.role != .version
+    }
+
+    /// `["title", "quantity", …]`: `dataColumns(index)` as a Swift array literal, read in place.
+    private func appendDataColumnLiterals(_ index: Int, to text: inout TextBuffer) {
+        text.append("[")
+        if let table = entityTables[index] {
+            var first = true
+            for position in schema.tables[table].columns.indices where Self.isDataColumn(schema.tables[table].columns[position]) {
+                if !first { text.append(", ") }
+                first = false
+                SwiftNames.appendLiteral(schema.tables[table].columns[position].name, to: &text)
+            }
+        }
+        text.append("]")
+    }
+
+    /// `[a, b, …]` of `items`, each written by `write`.
+    static func appendList<T>(_ items: [T], to text: inout TextBuffer, _ write: (T, inout TextBuffer) -> Void) {
+        text.append("[")
+        for (position, item) in items.enumerated() {
+            if position > 0 { text.append(", ") }
+            write(item, &text)
+        }
+        text.append("]")
     }
 
     /// Entity `index` and its sub-entities, recursively.
@@ -170,29 +204,27 @@ extension SwiftContextBuilder {
         return context.endList(list)
     }
 
-    /// The attributes the convenience initializer takes: required, without a default, not members
-    /// of a composite.
-    private static func initialized(_ all: [StoredAttribute]) -> [StoredAttribute] {
-        all.filter { !$0.isMember && !$0.isOptional && $0.defaultValue == nil }
+    /// Whether the convenience initializer takes the attribute: required, without a default, not
+    /// a member of a composite.
+    private static func isInitialized(_ stored: StoredAttribute) -> Bool {
+        !stored.isMember && !stored.isOptional && stored.defaultValue == nil
     }
 
     /// `, name: String, …` for the required attributes without a default (those a save needs).
-    private func initializerParameters(_ all: [StoredAttribute]) -> String {
-        var text = ""
-        for stored in Self.initialized(all) {
-            text += ", "
-            text += stored.propertyName
-            text += ": "
-            text += stored.swiftType
+    private static func appendInitializerParameters(_ all: [StoredAttribute], to text: inout TextBuffer) {
+        for slot in all.indices where isInitialized(all[slot]) {
+            text.append(", ")
+            text.append(string: all[slot].propertyName)
+            text.append(": ")
+            text.append(string: all[slot].swiftType)
         }
-        return text
     }
 
     private func initializerAssignments(_ all: [StoredAttribute], into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let list = context.beginList()
-        for stored in Self.initialized(all) {
+        for slot in all.indices where Self.isInitialized(all[slot]) {
             let object = context.beginObject()
-            context.member(Key.name, stored.propertyName)
+            context.member(Key.name, all[slot].propertyName)
             context.item(context.endObject(object))
         }
         return context.endList(list)

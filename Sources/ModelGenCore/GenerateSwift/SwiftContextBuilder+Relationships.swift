@@ -126,8 +126,9 @@ extension SwiftContextBuilder {
     /// else the destination's `modelgen.defaultSortKey`, else none (insertion order). A key that
     /// is not a comparable stored attribute of the destination is left out.
     private func sortDescriptors(_ planned: PlannedRelationship) -> (code: String, description: String) {
-        let destination = model.entities[planned.destination]
-        let spec = planned.relationship.userInfo["modelgen.sortKey"] ?? destination.userInfo["modelgen.defaultSortKey"] ?? ""
+        // The destination's user info read in place (a copy of the entity retains all its arrays).
+        let spec = planned.relationship.userInfo["modelgen.sortKey"] ?? model.entities[planned.destination].userInfo["modelgen.defaultSortKey"] ?? ""
+        guard !spec.isEmpty else { return ("[]", "insertion order") }
         let className = classNames[planned.destination] ?? ""
         let attributes = storedAttributes[planned.destination] ?? []
         var descriptors: [String] = []

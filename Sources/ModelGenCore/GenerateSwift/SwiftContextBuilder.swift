@@ -33,6 +33,10 @@ struct SwiftContextBuilder {
     let joinTables: [String: Table]
     /// Every generated class name, and the model type's name.
     private(set) var takenNames: Set<String> = []
+    /// Whether no generated class took the name of an attribute's Swift value type (`Date`, …),
+    /// so those need no qualifying: checked once, where looking each of 40,000 attributes' type
+    /// up in `takenNames` hashed the name each time.
+    private var valueTypesAreUnshadowed = false
     private(set) var modelTypeName = ""
     /// The header line of every generated file.
     let header: String
@@ -116,6 +120,7 @@ struct SwiftContextBuilder {
         var modelType = SwiftNames.sanitized(model.modelName ?? model.versionName ?? "Generated") + "Model"
         while takenNames.contains(modelType) { modelType += "_" }
         modelTypeName = modelType
+        valueTypesAreUnshadowed = !AttributeType.allCases.contains { type in SwiftValueType(type).map { takenNames.contains($0.swiftName) } ?? false }
         // Each entity is planned on its own (from the model, the schema and the class names), so
         // runs of entities are planned on all cores.
         let included = model.entities.indices.filter { entityMappings[$0] != nil }
@@ -157,6 +162,11 @@ struct SwiftContextBuilder {
             taken.insert(name)
             classNames[index] = name
         }
+    }
+
+    /// `typeName(valueType.swiftName)`.
+    private func valueTypeName(_ valueType: SwiftValueType) -> String {
+        valueTypesAreUnshadowed ? valueType.swiftName : typeName(valueType.swiftName)
     }
 
     /// The Swift name of a model type (`String`), qualified when a generated class took it.
@@ -225,9 +235,12 @@ struct SwiftContextBuilder {
             return (columns[candidates[found].column].name, candidates[found].offset)
         }
         var result: [StoredAttribute] = []
+        result.reserveCapacity(candidates.count)
         for declaring in lineage(index) {
             let owner = model.entities[declaring].name
-            for attribute in model.entities[declaring].attributes where !attribute.isTransient {
+            // By index: a loop over the array would copy each (large) attribute out.
+            for position in model.entities[declaring].attributes.indices where !model.entities[declaring].attributes[position].isTransient {
+                let attribute = model.entities[declaring].attributes[position]
                 if attribute.type == .composite {
                     guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { continue }
                     for member in composite.attributes where !member.isTransient {
@@ -236,15 +249,15 @@ struct SwiftContextBuilder {
                         result.append(
                             StoredAttribute(
                                 declaringEntity: declaring, attribute: attribute, member: member, valueType: valueType,
-                                swiftType: typeName(valueType.swiftName), column: column, columnOffset: offset))
+                                swiftType: valueTypeName(valueType), column: column, columnOffset: offset))
                     }
                     continue
                 }
                 guard let valueType = SwiftValueType(attribute.type), let (column, offset) = findColumn(owner, attribute.name, nil) else { continue }
                 result.append(
                     StoredAttribute(
-                        declaringEntity: declaring, attribute: attribute, member: nil, valueType: valueType, swiftType: typeName(valueType.swiftName),
-                        column: column, columnOffset: offset))
+                        declaringEntity: declaring, attribute: attribute, member: nil, valueType: valueType,
+                        swiftType: valueTypeName(valueType), column: column, columnOffset: offset))
             }
         }
         return result
