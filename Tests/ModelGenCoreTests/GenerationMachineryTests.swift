@@ -256,6 +256,28 @@ import Mustache
         #expect(strict.diagnostics.map(\.location) == engine.diagnostics.map(\.location))
     }
 
+    /// A word set holds exactly its words: names that share a length and a first byte with one
+    /// of them, prefixes, extensions and other cases are not in it.
+    @Test func wordSetsHoldExactlyTheirWords() {
+        let words: WordSet = ["init", "in", "_", "Type", "objectID"]
+        for word in ["init", "in", "_", "Type", "objectID"] { #expect(words.contains(word)) }
+        for name in ["", "i", "ini", "inits", "inn", "Init", "iNIT", "__", "type", "Typo", "objectId", "object", "x", "inité"] {
+            #expect(!words.contains(name), "\(name)")
+        }
+        #expect(SwiftNames.keywords.contains("associatedtype") && SwiftNames.keywords.contains("Self"))
+        #expect(!SwiftNames.keywords.contains("attribute0") && !SwiftNames.reservedMembers.contains("title"))
+    }
+
+    /// Identifiers: letters, digits and `_`, not starting with a digit, decided from the bytes for
+    /// ASCII names and from the scalars otherwise.
+    @Test(arguments: [
+        ("", false), ("1a", false), ("a1", true), ("_x", true), ("a-b", false), ("a b", false), ("é", true), ("naïve", true),
+        ("x\u{0663}", false), ("\u{0663}x", false), ("Ab_9", true),
+    ])
+    func identifiersAreLettersDigitsAndUnderscores(_ name: String, _ expected: Bool) {
+        #expect(SwiftNames.isIdentifier(name) == expected)
+    }
+
     /// A generated class that takes the name of a Swift value type (`Date`) makes attributes of
     /// that type qualified (`Foundation.Date`) in every entity; the other types stay plain, and
     /// without such a class nothing is qualified.

@@ -313,7 +313,7 @@ struct SwiftContextBuilder {
         let number = { (value: AttributeValue?) in value?.numericValue.flatMap { SwiftValueType.doubleLiteral($0) == nil ? nil : $0 } }
         let pattern = stored.regularExpression.flatMap { !$0.isEmpty && stored.type == .string ? $0 : nil }
         return RuntimeEntityMetadata.Attribute(
-            key: stored.key, column: stored.column, type: String(stored.valueType.runtimeCase.dropFirst()), isOptional: stored.isOptional,
+            key: stored.key, column: stored.column, type: stored.valueType.runtimeCase, isOptional: stored.isOptional,
             hasDefault: stored.defaultValue != nil, minimum: number(stored.minimum), maximum: number(stored.maximum), pattern: pattern)
     }
 }

@@ -9,7 +9,7 @@ import Darwin
 /// qualified because a generated class took the plain name.
 enum SwiftNames {
     /// Words that cannot be used as a plain identifier in a declaration or expression.
-    static let keywords: Set<String> = [
+    static let keywords: WordSet = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows", "static",
         "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue", "default", "defer", "do",
@@ -20,7 +20,7 @@ enum SwiftNames {
 
     /// Names a generated class may not take (they are members or types the generated code and the
     /// runtime rely on); such an entity's class gets the suffix `Entity`.
-    static let reservedTypeNames: Set<String> = [
+    static let reservedTypeNames: WordSet = [
         "Any", "AnyObject", "Self", "Type", "Protocol", "ManagedObject", "ObjectContext", "PersistentStore",
         "FetchRequest", "ObjectPredicate", "ObjectSortDescriptor", "SortedArray", "Statement", "EntityDescription",
         "AttributeDescription", "RelationshipDescription", "DatabaseError", "ObjectID", "GeneratedEntity",
@@ -28,7 +28,7 @@ enum SwiftNames {
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.
-    static let reservedMembers: Set<String> = [
+    static let reservedMembers: WordSet = [
         "objectID", "context", "hasChanges", "hashValue", "entityDescription", "init", "deinit", "Type",
     ]
 
@@ -141,9 +141,15 @@ enum SwiftNames {
 
     /// Whether `name` is a plain Swift identifier (letters, digits, `_`; not starting with a digit).
     static func isIdentifier(_ name: String) -> Bool {
-        if !name.isEmpty, name.utf8.allSatisfy(isASCIIIdentifierByte), !(name.utf8.first! >= 0x30 && name.utf8.first! <= 0x39) {
+        // Nearly every name is ASCII: decided from its bytes in place; `nil` when it has others.
+        var text = name
+        let ascii: Bool? = text.withUTF8 { utf8 in
+            guard let first = utf8.first else { return false }
+            if first >= 0x30 && first <= 0x39 { return false }
+            for byte in utf8 where !isASCIIIdentifierByte(byte) { return nil }
             return true
         }
+        if let ascii { return ascii }
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
@@ -189,5 +195,43 @@ enum SwiftNames {
         })
         if result.isEmpty || result.first!.isNumber { result = "_" + result }
         return result
+    }
+}
+
+/// A fixed set of words asked about for every name of a model (keywords, reserved names): most
+/// names are ruled out by their length and first byte before any hashing.
+struct WordSet: ExpressibleByArrayLiteral, Sendable {
+    private let words: Set<String>
+    /// Bit `n` set: some word is `n` bytes long (words are shorter than 64 bytes).
+    private let lengths: UInt64
+    /// Bit `b % 64` of word `b / 64` set: some word starts with byte `b`.
+    private let firstBytes: (UInt64, UInt64, UInt64, UInt64)
+
+    init(arrayLiteral words: String...) {
+        self.words = Set(words)
+        var lengths: UInt64 = 0
+        var firstBytes: [UInt64] = [0, 0, 0, 0]
+        for word in words {
+            precondition(!word.isEmpty && word.utf8.count < 64, "a word set holds short words")
+            lengths |= 1 << UInt64(word.utf8.count)
+            let first = word.utf8.first!
+            firstBytes[Int(first >> 6)] |= 1 << UInt64(first & 63)
+        }
+        self.lengths = lengths
+        self.firstBytes = (firstBytes[0], firstBytes[1], firstBytes[2], firstBytes[3])
+    }
+
+    func contains(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        let count = utf8.count
+        guard count < 64, lengths & (1 << UInt64(count)) != 0, let first = utf8.first else { return false }
+        let bits: UInt64
+        switch first >> 6 {
+        case 0: bits = firstBytes.0
+        case 1: bits = firstBytes.1
+        case 2: bits = firstBytes.2
+        default: bits = firstBytes.3
+        }
+        return bits & (1 << UInt64(first & 63)) != 0 && words.contains(name)
     }
 }

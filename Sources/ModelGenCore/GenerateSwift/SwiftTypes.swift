@@ -2,7 +2,7 @@
 struct SwiftValueType {
     /// The Swift type (`Int16`, `String`, …), unqualified.
     var swiftName: String
-    /// The runtime's `ValueType` case (`.int16`, …).
+    /// The runtime's `ValueType` case name (`int16`, …).
     var runtimeCase: String
     /// A value for a required attribute that has no default (validation refuses to save it unset).
     var placeholder: String
@@ -11,20 +11,20 @@ struct SwiftValueType {
 
     init?(_ type: AttributeType) {
         switch type {
-        case .integer16: self.init("Int16", ".int16", "0")
-        case .integer32: self.init("Int32", ".int32", "0")
-        case .integer64: self.init("Int64", ".int64", "0")
-        case .decimal: self.init("Decimal", ".decimal", "0")
-        case .double: self.init("Double", ".double", "0")
-        case .float: self.init("Float", ".float", "0")
-        case .string: self.init("String", ".string", "\"\"")
-        case .boolean: self.init("Bool", ".bool", "false")
-        case .date: self.init("Date", ".date", "Date(timeIntervalSinceReferenceDate: 0)")
-        case .binary: self.init("Data", ".data", "Data()")
-        case .uuid: self.init("UUID", ".uuid", "UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))")
-        case .uri: self.init("URL", ".url", "URL(fileURLWithPath: \"/\")")
+        case .integer16: self.init("Int16", "int16", "0")
+        case .integer32: self.init("Int32", "int32", "0")
+        case .integer64: self.init("Int64", "int64", "0")
+        case .decimal: self.init("Decimal", "decimal", "0")
+        case .double: self.init("Double", "double", "0")
+        case .float: self.init("Float", "float", "0")
+        case .string: self.init("String", "string", "\"\"")
+        case .boolean: self.init("Bool", "bool", "false")
+        case .date: self.init("Date", "date", "Date(timeIntervalSinceReferenceDate: 0)")
+        case .binary: self.init("Data", "data", "Data()")
+        case .uuid: self.init("UUID", "uuid", "UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))")
+        case .uri: self.init("URL", "url", "URL(fileURLWithPath: \"/\")")
         // A transformable value is stored as the bytes its transformer produced.
-        case .transformable: self.init("Data", ".data", "Data()", comparable: false)
+        case .transformable: self.init("Data", "data", "Data()", comparable: false)
         case .composite, .objectID, .undefined: return nil
         }
     }
