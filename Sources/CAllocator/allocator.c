@@ -1,14 +1,18 @@
 #include "callocator.h"
 
-#if defined(__GLIBC__)
+// Any C library header defines __GLIBC__ on glibc (through <features.h>); without one included
+// first, the check below would silently compile the settings out.
 #include <limits.h>
+
+#if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
-void modelgen_keep_freed_memory(void) {
+int modelgen_keep_freed_memory(void) {
 #if defined(__GLIBC__)
     // 32 MiB is the largest mmap threshold glibc accepts on 64-bit systems.
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    return mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) + mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#else
+    return 0;
 #endif
 }

@@ -256,6 +256,17 @@ import Mustache
         #expect(strict.diagnostics.map(\.location) == engine.diagnostics.map(\.location))
     }
 
+    /// The executables' allocator settings take effect on glibc (a check compiled out by a
+    /// missing header once made them a silent no-op). Applying them in the test process only
+    /// keeps its freed memory.
+    @Test func theAllocatorTakesTheBatchSettingsOnGlibc() {
+        #if os(Linux) && canImport(Glibc)
+        #expect(BatchMemory.keepFreedMemory())
+        #else
+        #expect(!BatchMemory.keepFreedMemory())
+        #endif
+    }
+
     /// A word set holds exactly its words: names that share a length and a first byte with one
     /// of them, prefixes, extensions and other cases are not in it.
     @Test func wordSetsHoldExactlyTheirWords() {

@@ -11,7 +11,10 @@ import CAllocator
 /// peak until it exits. The library never changes this itself: a program linking it decides.
 public enum BatchMemory {
     /// Blocks up to 32 MiB come from the heap, and freed memory is kept for reuse.
-    public static func keepFreedMemory() {
-        modelgen_keep_freed_memory()
+    /// - Returns: whether the allocator took the settings (always on glibc; other C libraries
+    ///   are left as they are).
+    @discardableResult
+    public static func keepFreedMemory() -> Bool {
+        modelgen_keep_freed_memory() == 2
     }
 }
