@@ -2,7 +2,7 @@ import Foundation
 import ModelGenCore
 
 let usage = """
-    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N]
+    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N] [--keep-freed-memory]
 
     BENCHMARKS:
       frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
@@ -16,6 +16,14 @@ let usage = """
     model        not a benchmark: prints the generated model (--entities N, default 2,000) as
                  the XML of an .xcdatamodel's contents file, to profile the modelgen CLI with
 
+    OPTIONS:
+      --json               one JSON object: {"phases":[{"name","ms","baselineMs","ratio"}]}
+      --runs N             frontend and generate: best of N runs per phase (default 15)
+      --entities N         the model's size for frontend and model (default 2,000)
+      --keep-freed-memory  the C allocator set as the modelgen CLI sets it (freed memory kept
+                           for reuse; see BatchMemory) for the measured code and the baseline
+                           alike; by default it is left as the process starts
+
     Build in release mode: swift run -c release modelgen-bench frontend
     """
 
@@ -28,10 +36,12 @@ let benchmark = arguments.removeFirst()
 var json = false
 var runs = 15
 var entities = 2_000
+var keepFreedMemory = false
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
     case "--json": json = true
+    case "--keep-freed-memory": keepFreedMemory = true
     case "--runs", "--entities":
         guard let text = arguments.first, let value = Int(text), value > 0 else {
             FileHandle.standardError.write(Data("modelgen-bench: error: '\(argument)' needs a positive number\n".utf8))
@@ -45,14 +55,15 @@ while !arguments.isEmpty {
     }
 }
 
+if keepFreedMemory && !BatchMemory.keepFreedMemory() {
+    FileHandle.standardError.write(Data("modelgen-bench: warning: this C library does not take the allocator settings\n".utf8))
+}
+
 switch benchmark {
 case "frontend":
-    // The front end and the generate pipeline run as the modelgen CLI runs them (see BatchMemory).
-    BatchMemory.keepFreedMemory()
     let phases = FrontendBenchmark.run(entities: entities, runs: runs)
     Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, best of \(runs) runs")
 case "generate":
-    BatchMemory.keepFreedMemory()
     let phases = GenerateBenchmark.run(runs: runs)
     Report.print(phases, json: json, title: "generate: 50, 200 and 2,000 entities × 20 attributes × 3 relationships, best of \(runs) runs (2,000: \(max(3, runs / 2))), each size's runs alternating with its baseline's")
 case "model":
