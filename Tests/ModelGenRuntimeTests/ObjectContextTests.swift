@@ -167,6 +167,26 @@ final class Badge: ManagedObject {
         #expect(try store.newContext().fetchAll(Badge.self).isEmpty, "nothing was stored")
     }
 
+    /// A table whose largest `_pk` is the largest integer has no number for a new row: the save
+    /// fails with SQLite's "full" code, nothing is written, and the context keeps its insert.
+    @Test func aTableWithoutRowNumbersLeftFailsTheSaveInsteadOfOverflowing() throws {
+        let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
+        try store.withConnection { connection throws(DatabaseError) in
+            try connection.execute(#"INSERT INTO "person" ("_pk", "_entity", "ssn") VALUES (9223372036854775807, 1, 0)"#)
+        }
+        let context = store.newContext()
+        let person = context.insert(SamplePerson.self)
+        person.name = "Overflow"
+        #expect {
+            try context.save()
+        } throws: { error in
+            let error = error as? DatabaseError
+            return error?.code == .sqlite && error?.sqliteCode == 13 && error?.entity == "Person"
+        }
+        #expect(context.hasChanges && person.objectID.isTemporary)
+        #expect(try store.newContext().fetchAll(SamplePerson.self).count == 1)
+    }
+
     @Test func rollbackForgetsUnsavedWork() throws {
         let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
         let context = store.newContext()

@@ -19,6 +19,7 @@ extension ObjectContext {
             let entity = type(of: object).entityDescription
             // Inserts come in runs of one entity: no table lookup while the entity repeats.
             if let (previous, row) = last, previous === entity {
+                try Self.checkRowLeft(after: row, in: entity)
                 object.pendingRow = row + 1
                 last = (entity, row + 1)
                 continue
@@ -34,11 +35,20 @@ extension ObjectContext {
                 row = statement.int64(0)
                 statement.reset()
             }
+            try Self.checkRowLeft(after: row, in: entity)
             row += 1
             object.pendingRow = row
             next[table] = row
             last = (entity, row)
         }
+    }
+
+    /// A table whose largest `_pk` is `Int64.max` has no next row number: the save fails (as
+    /// SQLite's own row numbering reports `SQLITE_FULL`) instead of the number overflowing.
+    private static func checkRowLeft(after row: Int64, in entity: EntityDescription) throws(DatabaseError) {
+        guard row == Int64.max else { return }
+        throw DatabaseError(
+            .sqlite, "table \(entity.table) has no row number left after \(row) for a new \(entity.name)", entity: entity.name, sqliteCode: 13)
     }
 
     /// Binds the owning to-one keys whose bits are set in `mask`, in relationship order.
