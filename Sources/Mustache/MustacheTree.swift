@@ -17,25 +17,17 @@ public struct MustacheTree: Sendable {
     }
 
     /// One value: a string's bytes are `bytes[start..<start + count]`, an object's members
-    /// `members[start + 1...start + count]` (after a header entry, see `Member`), a list's items
-    /// `items[start..<start + count]`; a number's bit pattern is in `start`, a bool is
-    /// `count != 0`.
+    /// `members[start..<start + count]`, a list's items `items[start..<start + count]`; a
+    /// number's bit pattern is in `start`, a bool is `count != 0`.
     struct Node: Sendable {
         var kind: Kind
         var start: Int
         var count: Int
     }
 
-    /// A member of an object, or the header entry before an object's members: there `value`
-    /// holds a bit per `key % 64` of the keys the object has, so a lookup of a name the object
-    /// lacks (a template's outer name inside a section: most lookups) usually stops at it
-    /// instead of comparing every member.
     struct Member: Sendable {
         var key: Int32
         var value: Int
-
-        static func header(keys: UInt64) -> Member { Member(key: -1, value: Int(bitPattern: UInt(keys))) }
-        static func keyBit(_ key: Int32) -> UInt64 { 1 << UInt64(UInt32(bitPattern: key) & 63) }
     }
 
     var nodes: [Node] = []
@@ -65,7 +57,7 @@ public struct MustacheTree: Sendable {
         case .list: return .list(items[node.start..<node.start + node.count].map { value(Ref(index: $0)) })
         case .object:
             return .object(
-                MustacheObject(members[node.start + 1..<node.start + 1 + node.count].map { (MustacheKey(id: $0.key).name, value(Ref(index: $0.value))) }))
+                MustacheObject(members[node.start..<node.start + node.count].map { (MustacheKey(id: $0.key).name, value(Ref(index: $0.value))) }))
         }
     }
 
@@ -92,9 +84,8 @@ public struct MustacheTree: Sendable {
         let node = nodes[index]
         guard node.kind == .object else { return nil }
         return members.withUnsafeBufferPointer { members in
-            guard UInt64(UInt(bitPattern: members[node.start].value)) & Member.keyBit(key) != 0 else { return nil }
-            var position = node.start + 1 + node.count
-            while position > node.start + 1 {
+            var position = node.start + node.count
+            while position > node.start {
                 position -= 1
                 if members[position].key == key { return members[position].value }
             }
@@ -219,12 +210,9 @@ public struct MustacheTreeBuilder {
 
     public mutating func endObject(_ mark: ObjectMark) -> MustacheTree.Ref {
         let start = tree.members.count
-        var keys: UInt64 = 0
-        for member in openMembers[mark.start...] { keys |= MustacheTree.Member.keyBit(member.key) }
-        tree.members.append(.header(keys: keys))
         tree.members.append(contentsOf: openMembers[mark.start...])
         openMembers.removeSubrange(mark.start...)
-        return node(.object, start, tree.members.count - start - 1)
+        return node(.object, start, tree.members.count - start)
     }
 
     public mutating func beginList() -> ListMark { ListMark(start: openItems.count) }
