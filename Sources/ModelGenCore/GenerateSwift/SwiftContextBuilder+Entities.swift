@@ -107,18 +107,11 @@ extension SwiftContextBuilder {
         column.role != .primaryKey && column.role != .entity && column.role != .version
     }
 
-    /// `["title", "quantity", …]`: `dataColumns(index)` as a Swift array literal, read in place.
+    /// `["title", "quantity", …]`: `dataColumns(index)` as a Swift array literal, the columns read
+    /// in place (by position).
     private func appendDataColumnLiterals(_ index: Int, to text: inout TextBuffer) {
-        text.append("[")
-        if let table = entityTables[index] {
-            var first = true
-            for position in schema.tables[table].columns.indices where Self.isDataColumn(schema.tables[table].columns[position]) {
-                if !first { text.append(", ") }
-                first = false
-                SwiftNames.appendLiteral(schema.tables[table].columns[position].name, to: &text)
-            }
-        }
-        text.append("]")
+        let columns = entityTables[index].map { schema.tables[$0].columns } ?? []
+        Self.appendList(columns.indices.filter { Self.isDataColumn(columns[$0]) }, to: &text) { SwiftNames.appendLiteral(columns[$0].name, to: &$1) }
     }
 
     /// `[a, b, …]` of `items`, each written by `write`.

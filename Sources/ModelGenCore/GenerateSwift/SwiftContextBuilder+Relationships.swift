@@ -41,8 +41,7 @@ extension SwiftContextBuilder {
     ) -> RuntimeEntityMetadata.Storage? {
         let source = String.concatenating(model.entities[owner].name, ".", relationship.name)
         let inverseSource = inverse.map { String.concatenating(model.entities[$0.0].name, ".", $0.1) }
-        let noColumns: [Column] = []
-        let ownColumns = entityTables[owner].map { schema.tables[$0].columns } ?? noColumns
+        let ownColumns = entityTables[owner].map { schema.tables[$0].columns } ?? []
         if let column = Self.columnName(in: ownColumns, role: .relationship, source: source) {
             return .foreignKey(column: column)
         }
