@@ -140,6 +140,15 @@ import Testing
         let rewritten = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
         #expect(written == rewritten)
         #expect(try String(contentsOf: file, encoding: .utf8).contains(#"CREATE TABLE "fruit_entity""#))
+
+        // A file that is there with other contents is replaced whole (new files are written in
+        // place, existing ones atomically): longer and shorter old contents alike.
+        let expected = try Data(contentsOf: file)
+        for old in [Data(repeating: UInt8(ascii: "x"), count: expected.count * 2), Data("-- old".utf8)] {
+            try old.write(to: file)
+            #expect(try CLIRunner.run(["sql", "--output", file.path, "Models/Fruits.xcdatamodeld"]).status == 0)
+            #expect(try Data(contentsOf: file) == expected)
+        }
     }
 
     @Test func errorsAndUsage() throws {

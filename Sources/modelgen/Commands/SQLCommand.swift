@@ -1,6 +1,14 @@
 import Foundation
 import ModelGenCore
 
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
 struct SQLCommand: Command {
     static let name = "sql"
     static let summary = "Write the SQL DDL that stores a model"
@@ -79,7 +87,8 @@ extension Output {
 
     /// Writes `bytes` to `path` unless they are already there; the error message when that fails.
     private static func write(_ bytes: [UInt8], to path: String) -> String? {
-        if let existing = FileManager.default.contents(atPath: path), existing.count == bytes.count,
+        let existing = FileManager.default.contents(atPath: path)
+        if let existing, existing.count == bytes.count,
             bytes.isEmpty || existing.withUnsafeBytes({ old in bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 } })
         {
             return nil
@@ -89,12 +98,40 @@ extension Output {
             try bytes.withUnsafeBytes { buffer in
                 let data = buffer.baseAddress.map {
                     Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
-                }
-                try (data ?? Data()).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } ?? Data()
+                if existing == nil, createNew(data, at: path) { return }
+                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
             }
             return nil
         } catch {
             return "modelgen: error: cannot write '\(path)': \(error.localizedDescription)"
         }
+    }
+
+    /// Writes a file that does not exist yet in place, without the atomic write's sync and rename
+    /// (2,000 new files took 1.3 s of `fsync`): no reader can have the old contents, and a file cut
+    /// short by a crash differs from the output, so the next run writes it again. `false` when the
+    /// file appeared meanwhile or cannot be made; the caller then writes it atomically.
+    private static func createNew(_ data: Data, at path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return false }
+        var written = 0
+        let complete = data.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                let count = systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        if close(descriptor) != 0 || !complete {
+            // Never leave a partial file behind as if it were written.
+            unlink(path)
+            return false
+        }
+        return true
     }
 }
