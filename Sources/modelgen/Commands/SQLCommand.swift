@@ -63,8 +63,8 @@ extension Output {
         return deliver(bytes: Array(text.utf8), to: path)
     }
 
-    /// Writes `bytes` to `path`, only when they differ from what is there (atomically: a reader
-    /// sees the old file or the new one).
+    /// Writes `bytes` to `path`, only when they differ from what is there (a file that is there is
+    /// replaced atomically: a reader sees the old file or the new one).
     mutating func deliver(bytes: [UInt8], to path: String) -> ExitCode {
         guard let failure = Self.write(bytes, to: path) else { return .success }
         printError(failure)
