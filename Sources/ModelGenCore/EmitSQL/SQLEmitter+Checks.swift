@@ -1,38 +1,93 @@
+import Mustache
+
 extension SQLEmitter {
     /// A check's condition in this dialect, or `nil` when the dialect enforces it by type (or
     /// cannot express it: regular expressions on SQLite are validated by the runtime).
     func renderedCondition(_ condition: Check.Condition, in table: Table) -> String? {
+        guard rendersCondition(condition) else { return nil }
+        var output = TextBuffer()
+        appendCondition(condition, in: table, to: &output)
+        return output.text
+    }
+
+    /// Whether `renderedCondition` gives a condition (decided without writing it).
+    func rendersCondition(_ condition: Check.Condition) -> Bool {
+        switch condition {
+        case .oneOf, .requiredFor: true
+        case .isBoolean, .integerWidth, .byteCount: dialect == .sqlite
+        case .range(_, let minimum, let maximum): minimum != nil || maximum != nil
+        case .length(_, let minimum, let maximum): minimum != nil || maximum != nil
+        case .matches: dialect == .postgres
+        }
+    }
+
+    /// `renderedCondition` written straight into `output` (a large schema has tens of thousands
+    /// of checks); only for a condition that `rendersCondition`.
+    func appendCondition(_ condition: Check.Condition, in table: Table, to output: inout TextBuffer) {
+        func appendNumbers(_ values: [Int64]) {
+            for (position, value) in values.enumerated() {
+                if position > 0 { output.append(", ") }
+                output.append(integer: value)
+            }
+        }
         switch condition {
         case .oneOf(let column, let values):
-            return "\(SQLNaming.quoted(column)) IN (" + values.map(String.init).joined(separator: ", ") + ")"
+            output.append(identifier: column)
+            output.append(" IN (")
+            appendNumbers(values)
+            output.append(")")
         case .isBoolean(let column):
-            return dialect == .sqlite ? "\(SQLNaming.quoted(column)) IN (0, 1)" : nil
+            output.append(identifier: column)
+            output.append(" IN (0, 1)")
         case .integerWidth(let column, let type):
-            guard dialect == .sqlite else { return nil }
-            let range = type == .integer16 ? (Int16.min.description, Int16.max.description) : (Int32.min.description, Int32.max.description)
-            return "\(SQLNaming.quoted(column)) BETWEEN \(range.0) AND \(range.1)"
+            output.append(identifier: column)
+            output.append(" BETWEEN ")
+            output.append(integer: type == .integer16 ? Int64(Int16.min) : Int64(Int32.min))
+            output.append(" AND ")
+            output.append(integer: type == .integer16 ? Int64(Int16.max) : Int64(Int32.max))
         case .byteCount(let column, let bytes):
-            return dialect == .sqlite ? "length(\(SQLNaming.quoted(column))) = \(bytes)" : nil
+            output.append("length(")
+            output.append(identifier: column)
+            output.append(") = ")
+            output.append(integer: Int64(bytes))
         case .requiredFor(let column, let entityIDs):
-            return "\"_entity\" NOT IN (" + entityIDs.map(String.init).joined(separator: ", ") + ") OR "
-                + SQLNaming.quoted(column) + " IS NOT NULL"
+            output.append("\"_entity\" NOT IN (")
+            appendNumbers(entityIDs)
+            output.append(") OR ")
+            output.append(identifier: column)
+            output.append(" IS NOT NULL")
         case .range(let column, let minimum, let maximum):
-            let quoted = SQLNaming.quoted(column)
-            var parts: [String] = []
-            if let minimum { parts.append("\(quoted) >= \(dialect.literal(minimum))") }
-            if let maximum { parts.append("\(quoted) <= \(dialect.literal(maximum))") }
-            return parts.isEmpty ? nil : parts.joined(separator: " AND ")
+            if let minimum {
+                output.append(identifier: column)
+                output.append(" >= ")
+                output.append(string: dialect.literal(minimum))
+            }
+            if let maximum {
+                if minimum != nil { output.append(" AND ") }
+                output.append(identifier: column)
+                output.append(" <= ")
+                output.append(string: dialect.literal(maximum))
+            }
         case .length(let column, let minimum, let maximum):
             let type = table.column(named: column)?.type
-            let function = dialect == .sqlite ? "length" : (type == .blob ? "octet_length" : "char_length")
-            let measured = "\(function)(\(SQLNaming.quoted(column)))"
-            var parts: [String] = []
-            if let minimum { parts.append("\(measured) >= \(minimum)") }
-            if let maximum { parts.append("\(measured) <= \(maximum)") }
-            return parts.isEmpty ? nil : parts.joined(separator: " AND ")
+            let function: StaticString = dialect == .sqlite ? "length(" : (type == .blob ? "octet_length(" : "char_length(")
+            if let minimum {
+                output.append(function)
+                output.append(identifier: column)
+                output.append(") >= ")
+                output.append(integer: Int64(minimum))
+            }
+            if let maximum {
+                if minimum != nil { output.append(" AND ") }
+                output.append(function)
+                output.append(identifier: column)
+                output.append(") <= ")
+                output.append(integer: Int64(maximum))
+            }
         case .matches(let column, let pattern):
-            guard dialect == .postgres else { return nil }
-            return "\(SQLNaming.quoted(column)) ~ " + SQLNaming.literal("^(?:" + Self.postgresPattern(pattern) + ")$")
+            output.append(identifier: column)
+            output.append(" ~ ")
+            output.append(sqlLiteral: "^(?:" + Self.postgresPattern(pattern) + ")$")
         }
     }
 

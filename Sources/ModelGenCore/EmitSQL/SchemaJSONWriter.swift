@@ -41,9 +41,10 @@ struct SchemaJSONWriter {
 
     private mutating func list<T>(_ items: [T], _ body: (inout SchemaJSONWriter, T) -> Void) {
         emit("[")
-        for (index, item) in items.enumerated() {
+        // By index: enumerating would copy each item (a column: its strings retained) out.
+        for index in items.indices {
             if index > 0 { output.append(byte: UInt8(ascii: ",")) }
-            body(&self, item)
+            body(&self, items[index])
         }
         emit("]")
     }
