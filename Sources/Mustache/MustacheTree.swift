@@ -261,6 +261,10 @@ public struct MustacheTreeBuilder {
         tree.bytes.reserveCapacity(tree.bytes.count + bytes)
         tree.nodes.reserveCapacity(values)
         tree.members.reserveCapacity(values)
+        // The members and items of the objects and lists open at one time: a few levels of
+        // them (grown from empty, they were reallocated several times per tree).
+        openMembers.reserveCapacity(min(values, 128))
+        openItems.reserveCapacity(min(values, 64))
     }
 
     /// The tree, rendered from `root`; the builder is left empty. Objects and lists still open

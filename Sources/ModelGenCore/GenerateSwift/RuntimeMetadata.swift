@@ -66,16 +66,9 @@ extension SwiftGenerator {
 }
 
 extension RuntimeEntityMetadata.Attribute {
-    /// The Swift expression generated code builds it with.
-    var swiftExpression: String {
-        var text = TextBuffer(capacity: 160 + key.utf8.count + column.utf8.count)
-        appendSwiftExpression(to: &text)
-        return text.text
-    }
-
-    /// Writes `swiftExpression` (as bytes, straight into a template context: one per attribute of
-    /// every entity, and appending to a `String` piece by piece was most of the time of building a
-    /// large model's contexts).
+    /// Writes the Swift expression generated code builds it with (as bytes, straight into a
+    /// template context: one per attribute of every entity, and appending to a `String` piece by
+    /// piece was most of the time of building a large model's contexts).
     func appendSwiftExpression(to text: inout TextBuffer) {
         text.append("AttributeDescription(name: ")
         SwiftNames.appendLiteral(key, to: &text)
@@ -102,29 +95,38 @@ extension RuntimeEntityMetadata.Attribute {
 }
 
 extension RuntimeEntityMetadata.Storage {
-    /// The Swift expression generated code builds it with.
-    var swiftExpression: String {
-        let optional = { (name: String?) in name.map(SwiftNames.literal) ?? "nil" }
+    /// Writes the Swift expression generated code builds it with (straight into a relationship's
+    /// description: one per relationship of a model).
+    func appendSwiftExpression(to text: inout TextBuffer) {
+        func optional(_ name: String?) {
+            if let name { SwiftNames.appendLiteral(name, to: &text) } else { text.append("nil") }
+        }
         switch self {
         case .foreignKey(let column):
-            return ".foreignKey(column: \(SwiftNames.literal(column)))"
+            text.append(".foreignKey(column: ")
+            SwiftNames.appendLiteral(column, to: &text)
         case .inverseForeignKey(let column, let position):
-            return ".inverseForeignKey(column: \(SwiftNames.literal(column)), position: \(optional(position)))"
+            text.append(".inverseForeignKey(column: ")
+            SwiftNames.appendLiteral(column, to: &text)
+            text.append(", position: ")
+            optional(position)
         case .joinTable(let table, let source, let destination, let position):
-            return ".joinTable(table: \(SwiftNames.literal(table)), source: \(SwiftNames.literal(source)), destination: \(SwiftNames.literal(destination)), position: \(optional(position)))"
+            text.append(".joinTable(table: ")
+            SwiftNames.appendLiteral(table, to: &text)
+            text.append(", source: ")
+            SwiftNames.appendLiteral(source, to: &text)
+            text.append(", destination: ")
+            SwiftNames.appendLiteral(destination, to: &text)
+            text.append(", position: ")
+            optional(position)
         }
+        text.append(")")
     }
 }
 
 extension RuntimeEntityMetadata.Relationship {
-    /// The Swift expression generated code builds it with (`destinationClass`: the destination's class).
-    func swiftExpression(destinationClass: String) -> String {
-        var text = TextBuffer(capacity: 320 + name.utf8.count + destinationClass.utf8.count)
-        appendSwiftExpression(destinationClass: destinationClass, to: &text)
-        return text.text
-    }
-
-    /// Writes `swiftExpression(destinationClass:)` (see the attribute's).
+    /// Writes the Swift expression generated code builds it with (`destinationClass`: the
+    /// destination's class; see the attribute's).
     func appendSwiftExpression(destinationClass: String, to text: inout TextBuffer) {
         let rule =
             switch deletionRule {
@@ -155,7 +157,7 @@ extension RuntimeEntityMetadata.Relationship {
         text.append(", deletionRule: ")
         text.append(string: rule)
         text.append(", storage: ")
-        text.append(string: storage.swiftExpression)
+        storage.appendSwiftExpression(to: &text)
         text.append(")")
     }
 }

@@ -15,10 +15,11 @@ extension SwiftContextBuilder {
 
     /// The relationships of entity `index` (inherited first) whose storage the schema holds.
     func planRelationships(_ index: Int) -> [PlannedRelationship] {
+        let lineage = lineage(index)
         var result: [PlannedRelationship] = []
-        for declaring in lineage(index) {
-            let owner = model.entities[declaring]
-            for relationship in owner.relationships where !relationship.isTransient {
+        result.reserveCapacity(lineage.reduce(0) { $0 + model.entities[$1].relationships.count })
+        for declaring in lineage {
+            for relationship in model.entities[declaring].relationships where !relationship.isTransient {
                 guard let destination = relationship.destination, classNames[destination] != nil else { continue }
                 var inverse: (Int, String)?
                 if relationship.isInverseMutual, let ref = relationship.inverse, classNames[ref.entity] != nil {
@@ -39,24 +40,27 @@ extension SwiftContextBuilder {
     private func storage(
         owner: Int, _ relationship: Relationship, destination: Int, inverse: (Int, String)?, _ inverseRelationship: Relationship?
     ) -> RuntimeEntityMetadata.Storage? {
-        let source = String.concatenating(model.entities[owner].name, ".", relationship.name)
-        let inverseSource = inverse.map { String.concatenating(model.entities[$0.0].name, ".", $0.1) }
-        let ownColumns = entityTables[owner].map { schema.tables[$0].columns } ?? []
-        if let column = Self.columnName(in: ownColumns, role: .relationship, source: source) {
+        // Sources are compared in place: `Entity.relationship` is made only for the join tables.
+        let ownerName = model.entities[owner].name
+        if let table = entityTables[owner],
+            let column = Self.columnName(in: schema.tables[table].columns, role: .relationship, owner: ownerName, relationship.name)
+        {
             return .foreignKey(column: column)
         }
-        if let inverseSource, let inverseRelationship, !inverseRelationship.isToMany, let target = entityTables[destination],
-            let column = Self.columnName(in: schema.tables[target].columns, role: .relationship, source: inverseSource)
+        if let inverse, let inverseRelationship, !inverseRelationship.isToMany, let target = entityTables[destination],
+            let column = Self.columnName(in: schema.tables[target].columns, role: .relationship, owner: model.entities[inverse.0].name, inverse.1)
         {
-            let position = Self.columnName(in: schema.tables[target].columns, role: .position, source: source)
+            let position = Self.columnName(in: schema.tables[target].columns, role: .position, owner: ownerName, relationship.name)
             return .inverseForeignKey(column: column, position: position)
         }
+        let source = String.concatenating(ownerName, ".", relationship.name)
+        let inverseSource = inverse.map { String.concatenating(model.entities[$0.0].name, ".", $0.1) }
         for join in [joinTables[source], inverseSource.flatMap { joinTables[$0] }].compactMap({ $0 }) {
             var links = join.columns.filter { $0.role == .join }
             guard links.count == 2 else { continue }
             // The owner's column is named after the entity declaring the owning relationship.
-            let ownerName = links[0].source.map { String($0.prefix { $0 != "." }) } ?? ""
-            if links[1].name == SQLNaming.fitted(SQLNaming.snakeCase(ownerName) + "_pk") && links[0].name != links[1].name {
+            let declaringName = links[0].source.map { String($0.prefix { $0 != "." }) } ?? ""
+            if links[1].name == SQLNaming.fitted(SQLNaming.snakeCase(declaringName) + "_pk") && links[0].name != links[1].name {
                 links.swapAt(0, 1)
             }
             if links[0].source == source {
@@ -71,11 +75,11 @@ extension SwiftContextBuilder {
         return nil
     }
 
-    /// The name of the first of `columns` with `role` and `source`, compared in place (a search
+    /// The name of the first of `columns` with `role` and the source `owner.property`, compared in place (a search
     /// with `first(where:)` copied every column it passed: a tenth of planning a large model).
-    private static func columnName(in columns: [Column], role: Column.Role, source: String) -> String? {
-        for index in columns.indices where columns[index].role == role && columns[index].source == source {
-            return columns[index].name
+    private static func columnName(in columns: [Column], role: Column.Role, owner: String, _ property: String) -> String? {
+        for index in columns.indices where columns[index].role == role {
+            if let source = columns[index].source, Self.source(source, is: owner, property, nil) { return columns[index].name }
         }
         return nil
     }

@@ -185,8 +185,12 @@ struct SwiftContextBuilder {
     /// The chain from the root entity down to `index`.
     func lineage(_ index: Int) -> [Int] {
         var chain = [index]
-        var seen: Set<Int> = [index]
-        while let parent = model.entities[chain[0]].parent, seen.insert(parent).inserted { chain.insert(parent, at: 0) }
+        // An inheritance cycle (reported by validation) is cut where it comes round (hierarchies
+        // are shallow: a scan, no set).
+        while let parent = model.entities[chain[chain.count - 1]].parent, !chain.contains(parent) {
+            chain.append(parent)
+        }
+        chain.reverse()
         return chain
     }
 

@@ -29,6 +29,9 @@ extension LayoutBuilder {
 
     func attributeColumns(of entity: Int) -> AttributeColumns {
         var result = AttributeColumns()
+        // About a column per attribute and a check for every other one (grown as needed).
+        result.columns.reserveCapacity(model.entities[entity].attributes.count)
+        result.checks.reserveCapacity(model.entities[entity].attributes.count)
         for attribute in model.entities[entity].attributes where !attribute.isTransient {
             addAttribute(attribute, of: entity, to: &result)
         }
@@ -102,30 +105,29 @@ extension LayoutBuilder {
                     name: name, type: type, isNullable: isNullable, defaultValue: attribute.defaultValue.map(Self.sqlValue),
                     role: .attribute, source: source),
                 location: location))
-        var checks: [Check.Condition] = []
-        if let required, !isOptional { checks.append(.requiredFor(column: name, entityIDs: required)) }
+        // Straight into the table's checks (a local array per attribute was an allocation each).
+        if let required, !isOptional { table.checks.append(.requiredFor(column: name, entityIDs: required)) }
         switch attribute.type {
-        case .integer16, .integer32: checks.append(.integerWidth(column: name, type: type))
-        case .boolean: checks.append(.isBoolean(column: name))
-        case .uuid: checks.append(.byteCount(column: name, bytes: 16))
+        case .integer16, .integer32: table.checks.append(.integerWidth(column: name, type: type))
+        case .boolean: table.checks.append(.isBoolean(column: name))
+        case .uuid: table.checks.append(.byteCount(column: name, bytes: 16))
         default: break
         }
         switch attribute.type {
         case .string, .binary, .uri, .transformable:
             let minimum = attribute.minimum.flatMap(Self.integer)
             let maximum = attribute.maximum.flatMap(Self.integer)
-            if minimum != nil || maximum != nil { checks.append(.length(column: name, minimum: minimum, maximum: maximum)) }
+            if minimum != nil || maximum != nil { table.checks.append(.length(column: name, minimum: minimum, maximum: maximum)) }
         case .integer16, .integer32, .integer64, .decimal, .double, .float, .date:
             if attribute.minimum != nil || attribute.maximum != nil {
-                checks.append(
+                table.checks.append(
                     .range(column: name, minimum: attribute.minimum.map(Self.sqlValue), maximum: attribute.maximum.map(Self.sqlValue)))
             }
         default: break
         }
         if let pattern = attribute.regularExpression, !pattern.isEmpty, attribute.type == .string {
-            checks.append(.matches(column: name, pattern: pattern))
+            table.checks.append(.matches(column: name, pattern: pattern))
         }
-        table.checks += checks
     }
 
     static func columnType(_ type: AttributeType) -> ColumnType {

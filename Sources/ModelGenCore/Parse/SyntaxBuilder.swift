@@ -33,6 +33,10 @@ final class SyntaxBuilder: SAXHandler {
     var constraint = UniquenessConstraintSyntax(line: 0)
     var composite = CompositeSyntax(line: 0)
     var userInfo = UserInfoSyntax(line: 0)
+    /// How many attributes and relationships the last entity had: the next one's arrays start
+    /// with that room (entities of one model are alike; grown from empty, an entity's attributes
+    /// were reallocated and moved five or six times).
+    private var lastEntitySize = (attributes: 0, relationships: 0)
     /// Elements whose stray text was already reported (by depth), so it is reported once.
     private var textReportedDepth = -1
 
@@ -139,6 +143,8 @@ final class SyntaxBuilder: SAXHandler {
         case (.layout, _): return .ignored
         case (.model, "entity"):
             entity = readEntity(attributes, line: line)
+            entity.attributes.reserveCapacity(lastEntitySize.attributes)
+            entity.relationships.reserveCapacity(lastEntitySize.relationships)
             return .entity
         case (.model, "composite"):
             composite = readComposite(attributes, line: line)
@@ -207,6 +213,7 @@ final class SyntaxBuilder: SAXHandler {
         let parent = frames.last
         switch frame {
         case .entity:
+            lastEntitySize = (entity.attributes.count, entity.relationships.count)
             model?.entities.append(Self.take(&entity, EntitySyntax(line: 0)))
         case .composite:
             model?.composites.append(Self.take(&composite, CompositeSyntax(line: 0)))
