@@ -54,37 +54,39 @@ final class BenchItem: ManagedObject {
         }
     }
 
+    // `read` and `bind` as the generator writes them for a root entity (no call to the base
+    // class), with the generic column readers and binders.
     override func read(from row: Statement, startingAt column: Int32) {
-        _title = row.string(column)
-        _quantity = row.int64(column + 1)
-        _price = row.double(column + 2)
-        _created = row.isNull(column + 3) ? nil : Date(timeIntervalSinceReferenceDate: row.double(column + 3))
-        _active = row.int64(column + 4) != 0
+        _title = row.read(column + 0)
+        _quantity = row.read(column + 1)
+        _price = row.read(column + 2)
+        _created = row.read(column + 3)
+        _active = row.read(column + 4)
     }
 
     override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        var index = index
-        if mask & 1 != 0 {
-            statement.bind(_title, at: index)
-            index += 1
+        var next = index
+        if mask & (1 << 0) != 0 {
+            statement.bind(_title, at: next)
+            next += 1
         }
-        if mask & 2 != 0 {
-            statement.bind(_quantity, at: index)
-            index += 1
+        if mask & (1 << 1) != 0 {
+            statement.bind(_quantity, at: next)
+            next += 1
         }
-        if mask & 4 != 0 {
-            statement.bind(_price, at: index)
-            index += 1
+        if mask & (1 << 2) != 0 {
+            statement.bind(_price, at: next)
+            next += 1
         }
-        if mask & 8 != 0 {
-            if let _created { statement.bind(_created.timeIntervalSinceReferenceDate, at: index) } else { statement.bindNull(index) }
-            index += 1
+        if mask & (1 << 3) != 0 {
+            statement.bind(_created, at: next)
+            next += 1
         }
-        if mask & 16 != 0 {
-            statement.bind(_active, at: index)
-            index += 1
+        if mask & (1 << 4) != 0 {
+            statement.bind(_active, at: next)
+            next += 1
         }
-        return index
+        return next
     }
 }
 

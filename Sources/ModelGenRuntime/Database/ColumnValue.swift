@@ -16,6 +16,8 @@ extension ColumnValue {
     public var storedValue: Any? { self }
 }
 
+/// The reads and binds of the plain types are inlinable, so generated code's `row.read(column + n)`
+/// compiles to the SQLite call itself.
 extension Statement {
     /// The value in `column` of the current row, as the type the caller expects.
     @inlinable
@@ -27,43 +29,43 @@ extension Statement {
 }
 
 extension Int16: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Int16 { Int16(truncatingIfNeeded: row.int64(column)) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int16 { Int16(truncatingIfNeeded: row.int64(column)) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
 }
 
 extension Int32: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Int32 { Int32(truncatingIfNeeded: row.int64(column)) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int32 { Int32(truncatingIfNeeded: row.int64(column)) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
 }
 
 extension Int64: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Int64 { row.int64(column) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int64 { row.int64(column) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
 }
 
 extension Double: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Double { row.double(column) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Double { row.double(column) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
 }
 
 extension Float: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Float { Float(row.double(column)) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Double(self), at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Float { Float(row.double(column)) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Double(self), at: index) }
 }
 
 extension Bool: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Bool { row.int64(column) != 0 }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Bool { row.int64(column) != 0 }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
 }
 
 extension String: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> String { row.string(column) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> String { row.string(column) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
 }
 
 extension Date: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: row.double(column)) }
-    public func bind(_ statement: Statement, _ index: Int32) { statement.bind(timeIntervalSinceReferenceDate, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: row.double(column)) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(timeIntervalSinceReferenceDate, at: index) }
 }
 
 extension Data: ColumnValue {
@@ -103,10 +105,10 @@ extension Decimal: ColumnValue {
 }
 
 extension Optional: ColumnValue where Wrapped: ColumnValue {
-    public static func read(_ row: Statement, _ column: Int32) -> Wrapped? {
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Wrapped? {
         row.isNull(column) ? nil : Wrapped.read(row, column)
     }
-    public func bind(_ statement: Statement, _ index: Int32) {
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) {
         if let self { self.bind(statement, index) } else { statement.bindNull(index) }
     }
     public var storedValue: Any? { self.map { $0 as Any } }

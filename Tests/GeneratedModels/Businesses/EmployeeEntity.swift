@@ -86,14 +86,13 @@ public final class EmployeeEntity: ManagedObject {
     }
 
     @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
-        super.read(from: row, startingAt: column)
         _age = row.read(column + 0)
         _dateJoined = row.read(column + 2)
         _name = row.read(column + 4)
     }
 
     @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        var next = super.bind(to: statement, startingAt: index, mask: mask)
+        var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_age, at: next)
             next += 1

@@ -89,14 +89,13 @@ public final class Entry: ManagedObject {
     }
 
     @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
-        super.read(from: row, startingAt: column)
         _body = row.read(column + 0)
         _headline = row.read(column + 1)
         _mood = row.read(column + 2)
     }
 
     @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        var next = super.bind(to: statement, startingAt: index, mask: mask)
+        var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_body, at: next)
             next += 1

@@ -99,7 +99,6 @@ public final class Member: ManagedObject {
     }
 
     @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
-        super.read(from: row, startingAt: column)
         _email = row.read(column + 0)
         _location_city = row.read(column + 1)
         _location_street = row.read(column + 2)
@@ -107,7 +106,7 @@ public final class Member: ManagedObject {
     }
 
     @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        var next = super.bind(to: statement, startingAt: index, mask: mask)
+        var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_email, at: next)
             next += 1

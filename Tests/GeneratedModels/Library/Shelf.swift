@@ -67,12 +67,11 @@ public final class Shelf: ManagedObject {
     }
 
     @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
-        super.read(from: row, startingAt: column)
         _label = row.read(column + 0)
     }
 
     @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        var next = super.bind(to: statement, startingAt: index, mask: mask)
+        var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_label, at: next)
             next += 1

@@ -55,13 +55,12 @@ public final class Singer: ManagedObject {
     }
 
     @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
-        super.read(from: row, startingAt: column)
         _firstName = row.read(column + 0)
         _lastName = row.read(column + 1)
     }
 
     @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        var next = super.bind(to: statement, startingAt: index, mask: mask)
+        var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_firstName, at: next)
             next += 1
