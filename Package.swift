@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite"],
+            dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite", "CAllocator"],
             swiftSettings: swiftSettings
         ),
         // The applications of SCENARIOS.md, each built through the plugin from its model
@@ -91,7 +91,7 @@ let package = Package(
         } + [
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite", "CAllocator"],
             exclude: ["Reference", "Fixtures"],
             swiftSettings: swiftSettings
         ),

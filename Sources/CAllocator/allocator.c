@@ -16,3 +16,13 @@ int modelgen_keep_freed_memory(void) {
     return 0;
 #endif
 }
+
+int modelgen_settle_freed_memory(void) {
+#if defined(__GLIBC__)
+    // glibc's mallopt consolidates the main arena's freed small blocks before it applies any
+    // setting; M_PERTURB 0 is the default (no perturbation), so nothing else changes.
+    return mallopt(M_PERTURB, 0);
+#else
+    return 0;
+#endif
+}

@@ -1,3 +1,4 @@
+import CAllocator
 import Foundation
 
 /// One row of a benchmark: a phase's time next to its baseline's, measured in the same process.
@@ -40,11 +41,32 @@ extension Clock {
         return (baselineBest, measuredBest)
     }
 
-    private static func time(_ body: () -> Void) -> Double {
+    /// The wall time of `body`, in milliseconds, including the allocator's work for what it freed.
+    ///
+    /// glibc defers part of freeing small blocks: they wait in its fast bins until the next
+    /// large request on that heap merges them all. After libxml2 frees the 2,000-entity document
+    /// that merge takes 40–90 ms here, and after a `generate` well under a millisecond; measured
+    /// without this, alternating runs charged the parse's merge to the `generate` that followed
+    /// it (its first large allocation). Every timed body (baseline or measured) ends with that
+    /// deferred work done, on its own clock (unless `settlesFreedMemory` is off: `--unsettled`).
+    static func time(_ body: () -> Void) -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         body()
+        if settlesFreedMemory { _ = modelgen_settle_freed_memory() }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
     }
+
+    /// `time` of a body that throws.
+    static func time(_ body: () throws -> Void) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        if settlesFreedMemory { _ = modelgen_settle_freed_memory() }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+    }
+
+    /// Whether `time` ends each run with the allocator's deferred work done (set once, before
+    /// any benchmark runs).
+    nonisolated(unsafe) static var settlesFreedMemory = true
 }
 
 enum Report {

@@ -2,7 +2,7 @@ import Foundation
 import ModelGenCore
 
 let usage = """
-    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N] [--keep-freed-memory]
+    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N] [--keep-freed-memory] [--unsettled]
 
     BENCHMARKS:
       frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
@@ -23,6 +23,9 @@ let usage = """
       --keep-freed-memory  the C allocator set as the modelgen CLI sets it (freed memory kept
                            for reuse; see BatchMemory) for the measured code and the baseline
                            alike; by default it is left as the process starts
+      --unsettled          leave the C allocator's deferred work for what a timed run freed
+                           to whatever allocates next (by default each run ends with it done,
+                           on its own clock; see Clock.time), to compare the two accountings
 
     Build in release mode: swift run -c release modelgen-bench frontend
     """
@@ -42,6 +45,7 @@ while !arguments.isEmpty {
     switch argument {
     case "--json": json = true
     case "--keep-freed-memory": keepFreedMemory = true
+    case "--unsettled": Clock.settlesFreedMemory = false
     case "--runs", "--entities":
         guard let text = arguments.first, let value = Int(text), value > 0 else {
             FileHandle.standardError.write(Data("modelgen-bench: error: '\(argument)' needs a positive number\n".utf8))
