@@ -100,18 +100,27 @@ extension SwiftContextBuilder {
     /// The data columns of entity `index`'s table: all but `_pk`, `_entity`, `_version`.
     private func dataColumns(_ index: Int) -> [String] {
         let table = table(of: index)
-        return (table?.columns ?? []).filter(Self.isDataColumn).map(\.name)
+        return (table?.columns ?? []).filter { Self.isDataColumn($0.role) }.map(\.name)
     }
 
-    private static func isDataColumn(_ column: Column) -> Bool {
-        column.role != .primaryKey && column.role != .entity && column.role != .version
+    private static func isDataColumn(_ role: Column.Role) -> Bool {
+        role != .primaryKey && role != .entity && role != .version
     }
 
     /// `["title", "quantity", …]`: `dataColumns(index)` as a Swift array literal, the columns read
     /// in place (by position).
     private func appendDataColumnLiterals(_ index: Int, to text: inout TextBuffer) {
         let columns = entityTables[index].map { schema.tables[$0].columns } ?? []
-        Self.appendList(columns.indices.filter { Self.isDataColumn(columns[$0]) }, to: &text) { SwiftNames.appendLiteral(columns[$0].name, to: &$1) }
+        text.append("[")
+        var first = true
+        // Roles compared in place: a whole column passed to a function was a copy (its strings
+        // retained and released), half the time of this list.
+        for position in columns.indices where Self.isDataColumn(columns[position].role) {
+            if !first { text.append(", ") }
+            first = false
+            SwiftNames.appendLiteral(columns[position].name, to: &text)
+        }
+        text.append("]")
     }
 
     /// `[a, b, …]` of `items`, each written by `write`.

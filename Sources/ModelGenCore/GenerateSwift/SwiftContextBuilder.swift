@@ -202,14 +202,18 @@ struct SwiftContextBuilder {
     }
 
     private func planAttributes(_ index: Int) -> [StoredAttribute] {
-        guard let table = table(of: index) else { return [] }
-        let columns = table.columns
+        guard let tableIndex = entityTables[index] else { return [] }
+        let columns = schema.tables[tableIndex].columns
         // The attribute columns, with their places among the data columns (all but `_pk`,
         // `_entity` and `_version`), in table order.
         var candidates: [(column: Int, offset: Int)] = []
+        candidates.reserveCapacity(columns.count)
         var offset = 0
-        for (position, column) in columns.enumerated() where column.role != .primaryKey && column.role != .entity && column.role != .version {
-            if column.role == .attribute, column.source != nil { candidates.append((position, offset)) }
+        // By index: enumerating copied each column (its strings retained) out.
+        for position in columns.indices {
+            let role = columns[position].role
+            guard role != .primaryKey && role != .entity && role != .version else { continue }
+            if role == .attribute, columns[position].source != nil { candidates.append((position, offset)) }
             offset += 1
         }
         // The lowering writes an entity's attribute columns in the order of its lineage's
