@@ -6,19 +6,22 @@ extension LayoutBuilder {
 
     /// Whether `ref` and its inverse name each other.
     func mutualInverse(of ref: RelationshipRef) -> Relationship? {
-        let relationship = model.relationship(ref)
-        guard relationship.isInverseMutual, let inverse = relationship.inverse else { return nil }
+        let relationships = model.entities[ref.entity].relationships
+        guard relationships[ref.index].isInverseMutual, let inverse = relationships[ref.index].inverse else { return nil }
         return model.relationship(inverse)
     }
 
     /// Of two relationships that share storage, the one that holds it: the smaller
     /// (entity name, relationship name).
     func isOwner(_ ref: RelationshipRef) -> Bool {
-        let relationship = model.relationship(ref)
-        guard let inverse = relationship.inverse, relationship.isInverseMutual else { return true }
-        let mine = (model.entities[ref.entity].name, relationship.name)
-        let theirs = (model.entities[inverse.entity].name, model.relationship(inverse).name)
-        return mine <= theirs
+        // Fields read in place: a relationship is a large struct, and copies of it (strings and
+        // user info retained) were a good part of laying out relationships, which runs on one core.
+        let relationships = model.entities[ref.entity].relationships
+        guard let inverse = relationships[ref.index].inverse, relationships[ref.index].isInverseMutual else { return true }
+        let mine = model.entities[ref.entity].name
+        let theirs = model.entities[inverse.entity].name
+        if mine != theirs { return mine < theirs }
+        return relationships[ref.index].name <= model.entities[inverse.entity].relationships[inverse.index].name
     }
 
     /// `ON DELETE` of a foreign key to the destination: what deleting the destination does to the
@@ -51,7 +54,7 @@ extension LayoutBuilder {
                     PlannedColumn(
                         column: Column(
                             name: name, type: .integer64, isNullable: true, role: .position,
-                            source: "\(model.entities[ref.entity].name).\(relationship.name)"),
+                            source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name)),
                         location: SourceAnchor(line: relationship.line, attribute: "name")))
             }
             return
@@ -69,7 +72,7 @@ extension LayoutBuilder {
             PlannedColumn(
                 column: Column(
                     name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship,
-                    source: "\(model.entities[ref.entity].name).\(relationship.name)"),
+                    source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name)),
                 location: SourceAnchor(line: relationship.line, attribute: "name")))
         if let required, !relationship.isOptional { tables[table].checks.append(.requiredFor(column: name, entityIDs: required)) }
         if let target = tableOfRoot[model.entities[destination].root], let action = Self.deleteAction(forInverse: inverse) {
@@ -88,13 +91,13 @@ extension LayoutBuilder {
         _ ref: RelationshipRef, _ relationship: Relationship, destination: Int, inverse: Relationship?, table: Int
     ) {
         guard let target = tableOfRoot[model.entities[destination].root] else { return }
-        let sourceEntity = model.entities[ref.entity]
+        let sourceName = model.entities[ref.entity].name
         let relationshipName = sqlName(relationship.name, userInfo: relationship.userInfo)
         let name = SQLNaming.fitted(tables[table].name + "_" + relationshipName)
-        let ownerColumn = SQLNaming.fitted(SQLNaming.snakeCase(sourceEntity.name) + "_pk")
+        let ownerColumn = SQLNaming.fitted(SQLNaming.snakeCase(sourceName) + "_pk")
         var targetColumn = SQLNaming.fitted(relationshipName + "_pk")
         if targetColumn == ownerColumn { targetColumn = SQLNaming.fitted(relationshipName + "_target_pk") }
-        let source = "\(sourceEntity.name).\(relationship.name)"
+        let source = String.concatenating(sourceName, ".", relationship.name)
         let location = SourceAnchor(line: relationship.line, attribute: "name")
         var join = PlannedTable(name: name, kind: .join, root: nil, location: location)
         join.columns = [
@@ -124,7 +127,7 @@ extension LayoutBuilder {
                 PlannedColumn(
                     column: Column(
                         name: positionName, type: .integer64, isNullable: true, role: .position,
-                        source: "\(model.entities[destination].name).\(inverse.name)"),
+                        source: String.concatenating(model.entities[destination].name, ".", inverse.name)),
                     location: location))
         }
         indexes.append(
