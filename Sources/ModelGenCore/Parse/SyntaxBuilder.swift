@@ -34,8 +34,9 @@ final class SyntaxBuilder: SAXHandler {
     var composite = CompositeSyntax(line: 0)
     var userInfo = UserInfoSyntax(line: 0)
     /// How many attributes and relationships the last entity had: the next one's arrays start
-    /// with that room (entities of one model are alike; grown from empty, an entity's attributes
-    /// were reallocated and moved five or six times).
+    /// with that room, up to 32 (entities of one model are alike; grown from empty, an entity's
+    /// attributes were reallocated and moved five or six times). The cap bounds what a small
+    /// entity after a very large one holds unused.
     private var lastEntitySize = (attributes: 0, relationships: 0)
     /// Elements whose stray text was already reported (by depth), so it is reported once.
     private var textReportedDepth = -1
@@ -143,8 +144,8 @@ final class SyntaxBuilder: SAXHandler {
         case (.layout, _): return .ignored
         case (.model, "entity"):
             entity = readEntity(attributes, line: line)
-            entity.attributes.reserveCapacity(lastEntitySize.attributes)
-            entity.relationships.reserveCapacity(lastEntitySize.relationships)
+            entity.attributes.reserveCapacity(min(lastEntitySize.attributes, 32))
+            entity.relationships.reserveCapacity(min(lastEntitySize.relationships, 32))
             return .entity
         case (.model, "composite"):
             composite = readComposite(attributes, line: line)
