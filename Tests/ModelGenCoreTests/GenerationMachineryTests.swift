@@ -324,6 +324,31 @@ import Mustache
         #expect(own.contains("var at: \(dateType)? {"))
     }
 
+    /// A root class reads and binds without calling `ManagedObject`'s (a protocol check per
+    /// object), unless a `category` entity below it keeps its values in the runtime's storage,
+    /// which `ManagedObject`'s read and bind; a sub-entity always calls its parent's.
+    @Test func onlyRootsWithoutCategoryDescendantsSkipTheBaseClassReadAndBind() throws {
+        let text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+            + #"<entity name="Plain" representedClassName="Plain" codeGenerationType="class"><attribute name="a" optional="YES" attributeType="String"/></entity>"#
+            + #"<entity name="Animal" representedClassName="Animal" codeGenerationType="class"><attribute name="name" optional="YES" attributeType="String"/></entity>"#
+            + #"<entity name="Dog" representedClassName="Dog" parentEntity="Animal" codeGenerationType="class"><attribute name="breed" optional="YES" attributeType="String"/></entity>"#
+            + #"<entity name="Puppy" representedClassName="Puppy" parentEntity="Dog" codeGenerationType="category"><attribute name="age" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/></entity>"#
+            + "</model>"
+        let engine = DiagnosticEngine()
+        var model = try #require(FrontEnd().run(SourceFile(path: "Pets.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        model.modelName = "Pets"
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        let files = try SwiftGenerator(options: SwiftGenerationOptions(access: .internal, sourceName: "Pets.xcdatamodeld")).generate(model: model, schema: schema)
+        func contents(_ name: String) throws -> String { try #require(files.first { $0.name == name + ".swift" }).contents }
+        let callsBase = ["super.read(from: row, startingAt: column)", "var next = super.bind(to: statement, startingAt: index, mask: mask)"]
+        for line in callsBase {
+            #expect(try !contents("Plain").contains(line))
+            #expect(try contents("Animal").contains(line), "a category entity below")
+            #expect(try contents("Dog").contains(line), "a generated parent")
+        }
+        #expect(try contents("Plain").contains("var next = index"))
+    }
+
     /// A model of `entities` entities, each pointing at the next.
     static func model(entities: Int) -> String {
         var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#

@@ -46,7 +46,13 @@ extension SwiftContextBuilder {
         context.member(Key.isClass, !isCategory)
         context.member(Key.isCategory, isCategory)
         context.member(Key.isAbstract, entity.isAbstract)
-        context.member(Key.isRoot, entity.parent.flatMap { classNames[$0] } == nil)
+        let isRoot = entity.parent.flatMap { classNames[$0] } == nil
+        context.member(Key.isRoot, isRoot)
+        // `read`/`bind` call the base class's when there is a generated parent, or when a
+        // `category` entity below keeps its values in the runtime's storage (which the base reads).
+        context.member(
+            Key.callsBase,
+            !isRoot || (!entity.subentities.isEmpty && descendants(of: index).contains { model.entities[$0].codeGeneration == .category }))
         context.member(Key.entityID, mapping.entityID)
         // Lists of numbers and names are written straight into the tree (no arrays of strings).
         let fetchedIDs = fetchedEntityIDs(index)

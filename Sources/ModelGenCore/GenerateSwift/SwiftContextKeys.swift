@@ -17,6 +17,7 @@ enum ContextKey {
     static let isCategory = MustacheKey("isCategory")
     static let isAbstract = MustacheKey("isAbstract")
     static let isRoot = MustacheKey("isRoot")
+    static let callsBase = MustacheKey("callsBase")
     static let entityID = MustacheKey("entityID")
     static let fetchedEntityIDs = MustacheKey("fetchedEntityIDs")
     static let table = MustacheKey("table")
