@@ -49,15 +49,7 @@ extension Clock {
     /// without this, alternating runs charged the parse's merge to the `generate` that followed
     /// it (its first large allocation). Every timed body (baseline or measured) ends with that
     /// deferred work done, on its own clock (unless `settlesFreedMemory` is off: `--unsettled`).
-    static func time(_ body: () -> Void) -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        if settlesFreedMemory { _ = modelgen_settle_freed_memory() }
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-    }
-
-    /// `time` of a body that throws.
-    static func time(_ body: () throws -> Void) throws -> Double {
+    static func time(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         try body()
         if settlesFreedMemory { _ = modelgen_settle_freed_memory() }

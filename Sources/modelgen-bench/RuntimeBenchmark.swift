@@ -118,9 +118,9 @@ enum RuntimeBenchmark {
         let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
         var phases: [Phase] = []
 
-        let rawInsert = time { raw.insert(count: objects, base: base) }
+        let rawInsert = Clock.time { raw.insert(count: objects, base: base) }
         let context = store.newContext()
-        let runtimeInsert = try timeThrowing {
+        let runtimeInsert = try Clock.time {
             for index in 0..<objects {
                 let item = context.insert(BenchItem.self)
                 item.title = "Item \(index)"
@@ -134,8 +134,8 @@ enum RuntimeBenchmark {
         phases.append(Phase(name: "insert+save", milliseconds: runtimeInsert, baselineMilliseconds: rawInsert))
 
         var checksum = 0.0
-        let rawFetch = time { checksum += raw.fetch(#"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#).sum }
-        let runtimeFetch = try timeThrowing {
+        let rawFetch = Clock.time { checksum += raw.fetch(#"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#).sum }
+        let runtimeFetch = try Clock.time {
             let fresh = store.newContext()
             var sum = 0.0
             for item in try fresh.fetchAll(BenchItem.self) {
@@ -148,9 +148,9 @@ enum RuntimeBenchmark {
 
         let threshold = Int64(objects / 2)
         var rawMatches = 0
-        let rawQuery = time { rawMatches = raw.fetchQuery(threshold: threshold) }
+        let rawQuery = Clock.time { rawMatches = raw.fetchQuery(threshold: threshold) }
         var runtimeMatches = 0
-        let runtimeQuery = try timeThrowing {
+        let runtimeQuery = try Clock.time {
             let fresh = store.newContext()
             let request = FetchRequest<BenchItem>(
                 predicate: \BenchItem.quantity >= threshold && \BenchItem.active == true,
@@ -168,15 +168,15 @@ enum RuntimeBenchmark {
         phases.append(Phase(name: "fetch predicate+sort+limit", milliseconds: runtimeQuery, baselineMilliseconds: rawQuery))
 
         let items = try context.fetchAll(BenchItem.self)
-        let rawUpdate = time { raw.updateAll() }
-        let runtimeUpdate = try timeThrowing {
+        let rawUpdate = Clock.time { raw.updateAll() }
+        let runtimeUpdate = try Clock.time {
             for item in items { item.quantity += 1 }
             try context.save()
         }
         phases.append(Phase(name: "update+save", milliseconds: runtimeUpdate, baselineMilliseconds: rawUpdate))
 
-        let rawDelete = time { raw.deleteAll() }
-        let runtimeDelete = try timeThrowing {
+        let rawDelete = Clock.time { raw.deleteAll() }
+        let runtimeDelete = try Clock.time {
             for item in items { context.delete(item) }
             try context.save()
         }
@@ -184,18 +184,6 @@ enum RuntimeBenchmark {
         precondition(checksum == 0, "the runtime and the raw API read different values")
         precondition(raw.keySink > 0, "the raw API read no keys")
         return phases
-    }
-
-    static func time(_ body: () -> Void) -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
-    }
-
-    static func timeThrowing(_ body: () throws -> Void) throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
     }
 }
 

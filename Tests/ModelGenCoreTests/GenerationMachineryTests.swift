@@ -311,11 +311,7 @@ import Mustache
             + #"<entity name="\#(className)" representedClassName="\#(className)" codeGenerationType="class"><attribute name="at" optional="YES" attributeType="Date"/></entity>"#
             + #"<entity name="Event" representedClassName="Event" codeGenerationType="class"><attribute name="when" attributeType="Date"/><attribute name="title" optional="YES" attributeType="String"/></entity>"#
             + "</model>"
-        let engine = DiagnosticEngine()
-        var model = try #require(FrontEnd().run(SourceFile(path: "Times.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
-        model.modelName = "Times"
-        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
-        let files = try SwiftGenerator(options: SwiftGenerationOptions(access: .internal, sourceName: "Times.xcdatamodeld")).generate(model: model, schema: schema)
+        let files = try Self.generatedFiles(text, model: "Times")
         let event = try #require(files.first { $0.name == "Event.swift" }).contents
         let dateType = qualified ? "Foundation.Date" : "Date"
         #expect(event.contains("var when: \(dateType) {"))
@@ -334,11 +330,7 @@ import Mustache
             + #"<entity name="Dog" representedClassName="Dog" parentEntity="Animal" codeGenerationType="class"><attribute name="breed" optional="YES" attributeType="String"/></entity>"#
             + #"<entity name="Puppy" representedClassName="Puppy" parentEntity="Dog" codeGenerationType="category"><attribute name="age" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/></entity>"#
             + "</model>"
-        let engine = DiagnosticEngine()
-        var model = try #require(FrontEnd().run(SourceFile(path: "Pets.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
-        model.modelName = "Pets"
-        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
-        let files = try SwiftGenerator(options: SwiftGenerationOptions(access: .internal, sourceName: "Pets.xcdatamodeld")).generate(model: model, schema: schema)
+        let files = try Self.generatedFiles(text, model: "Pets")
         func contents(_ name: String) throws -> String { try #require(files.first { $0.name == name + ".swift" }).contents }
         let callsBase = ["super.read(from: row, startingAt: column)", "var next = super.bind(to: statement, startingAt: index, mask: mask)"]
         for line in callsBase {
@@ -347,6 +339,15 @@ import Mustache
             #expect(try contents("Dog").contains(line), "a generated parent")
         }
         #expect(try contents("Plain").contains("var next = index"))
+    }
+
+    /// The Swift files `generate` writes (internal access) for the `contents` XML `text` of model `name`.
+    static func generatedFiles(_ text: String, model name: String) throws -> [GeneratedFile] {
+        let engine = DiagnosticEngine()
+        var model = try #require(FrontEnd().run(SourceFile(path: "\(name).xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        model.modelName = name
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        return try SwiftGenerator(options: SwiftGenerationOptions(access: .internal, sourceName: "\(name).xcdatamodeld")).generate(model: model, schema: schema)
     }
 
     /// A model of `entities` entities, each pointing at the next.
