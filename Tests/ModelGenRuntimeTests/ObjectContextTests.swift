@@ -187,6 +187,36 @@ final class Badge: ManagedObject {
         #expect(try store.newContext().fetchAll(SamplePerson.self).count == 1)
     }
 
+    /// SQLite numbers new rows; a save has already given each new object its number (foreign keys
+    /// between new objects are bound with it). When something else inserts into the table during
+    /// the save (here a trigger), the numbers would disagree: the save fails whole instead of
+    /// leaving objects with the wrong identity.
+    @Test func aRowNumberedOtherwiseThanAssignedFailsTheWholeSave() throws {
+        let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
+        try store.withConnection { connection throws(DatabaseError) in
+            try connection.execute(
+                #"CREATE TRIGGER "echo" AFTER INSERT ON "person" WHEN NEW."name" = 'Echo' BEGIN INSERT INTO "person" ("_entity", "ssn") VALUES (1, 99); END"#
+            )
+        }
+        let context = store.newContext()
+        let echo = context.insert(SamplePerson.self)
+        echo.name = "Echo"
+        let next = context.insert(SamplePerson.self)
+        next.name = "Next"
+        #expect {
+            try context.save()
+        } throws: { error in
+            let error = error as? DatabaseError
+            return error?.code == .sqlite && error?.entity == "Person" && error?.message.contains("numbered") == true
+        }
+        #expect(context.hasChanges && echo.objectID.isTemporary && next.objectID.isTemporary)
+        #expect(try store.newContext().fetchAll(SamplePerson.self).isEmpty, "nothing was stored")
+        try store.withConnection { connection throws(DatabaseError) in try connection.execute(#"DROP TRIGGER "echo""#) }
+        try context.save()
+        #expect(echo.objectID.rowID == 1 && next.objectID.rowID == 2)
+        #expect(try store.newContext().fetchAll(SamplePerson.self).map(\.name) == ["Echo", "Next"])
+    }
+
     @Test func rollbackForgetsUnsavedWork() throws {
         let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
         let context = store.newContext()

@@ -56,7 +56,8 @@ final class IdentityMap {
         }
     }
 
-    private var run: Run?
+    /// Unchecked for exclusivity, as the context's lists are: one thread uses a context at a time.
+    @exclusivity(unchecked) private var run: Run?
 
     init(capacity: Int = 16) {
         var size = 16
@@ -192,6 +193,11 @@ final class IdentityMap {
         }
         entries[index] = Entry(row: id.rowID, entity: id.entityID, object: Unmanaged.passRetained(object))
         table.pointee.count += 1
+    }
+
+    /// Forgets each of `objects` (a save's deleted objects).
+    func remove(_ objects: [ManagedObject]) {
+        for object in objects { remove(object.objectID) }
     }
 
     private func remove(_ id: ObjectID) {

@@ -100,17 +100,22 @@ extension ObjectContext {
 
     /// The first Deny relationship of a deleted object that still leads to a live object.
     func checkDeny() throws(DatabaseError) {
-        for object in deletedObjects {
-            let entity = type(of: object).entityDescription
-            for (index, relationship) in entity.relationships.enumerated() where relationship.deletionRule == .deny {
-                let destinations = relationship.isToMany ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
-                let live = destinations.filter { !$0.isListedAsDeleted }
-                if !live.isEmpty {
-                    throw DatabaseError(
-                        .deny,
-                        "\(entity.name) \(object.objectID) cannot be deleted: its relationship '\(relationship.name)' (Deny) still leads to \(live.count) object\(live.count == 1 ? "" : "s")",
-                        entity: entity.name, property: relationship.name)
-                }
+        let deleted = deletedObjects
+        try Self.forEachRun(of: deleted) { entity, run throws(DatabaseError) in
+            guard entity.hasDenyRule else { return }
+            for object in deleted[run] { try checkDeny(object, entity) }
+        }
+    }
+
+    private func checkDeny(_ object: ManagedObject, _ entity: EntityDescription) throws(DatabaseError) {
+        for (index, relationship) in entity.relationships.enumerated() where relationship.deletionRule == .deny {
+            let destinations = relationship.isToMany ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
+            let live = destinations.filter { !$0.isListedAsDeleted }
+            if !live.isEmpty {
+                throw DatabaseError(
+                    .deny,
+                    "\(entity.name) \(object.objectID) cannot be deleted: its relationship '\(relationship.name)' (Deny) still leads to \(live.count) object\(live.count == 1 ? "" : "s")",
+                    entity: entity.name, property: relationship.name)
             }
         }
     }

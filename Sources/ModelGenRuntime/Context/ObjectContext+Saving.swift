@@ -10,21 +10,53 @@ extension ObjectContext {
         }
     }
 
+    /// Calls `body` for each run of consecutive objects of one class, with the class's entity and
+    /// the run's indices. Objects are inserted, changed and deleted in loops, so the lists of a
+    /// save come in long runs: the entity is looked up once per run, not once per object.
+    static func forEachRun<E: Error>(
+        of objects: [ManagedObject], _ body: (EntityDescription, Range<Int>) throws(E) -> Void
+    ) throws(E) {
+        var start = 0
+        while start < objects.count {
+            let runClass = type(of: objects[start])
+            let identity = ObjectIdentifier(runClass)
+            var end = start + 1
+            while end < objects.count, ObjectIdentifier(type(of: objects[end])) == identity { end += 1 }
+            try body(runClass.entityDescription, start..<end)
+            start = end
+        }
+    }
+
+    /// What a save must do besides writing rows, decided from the entities of its objects: a save
+    /// of entities without uniqueness constraints or relationships skips those passes.
+    struct SaveWork {
+        /// Some entity has uniqueness constraints.
+        var checksUniqueness = false
+        /// Some entity has relationships (positions or join rows may have to be written).
+        var hasRelationships = false
+        /// Some entity has a Deny rule.
+        var checksDeny = false
+
+        init(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) {
+            // Merges move objects between the lists, so each flag covers the entities of all three.
+            for objects in [inserted, updated, deleted] {
+                ObjectContext.forEachRun(of: objects) { entity, _ in
+                    checksUniqueness = checksUniqueness || !entity.uniquenessConstraints.isEmpty
+                    hasRelationships = hasRelationships || !entity.relationships.isEmpty
+                    checksDeny = checksDeny || entity.hasDenyRule
+                }
+            }
+        }
+    }
+
     /// Gives every inserted object its `_pk` before any row is written, so foreign keys between
-    /// new objects can be bound directly (the tables' foreign keys are checked at commit).
+    /// new objects can be bound directly (the tables' foreign keys are checked at commit): one past
+    /// the table's largest, in list order, which is the number SQLite gives a row inserted without
+    /// one (`insertRows` checks that it did).
     func assignRows(_ connection: Connection) throws(DatabaseError) {
         var next: [String: Int64] = [:]
-        var last: (EntityDescription, Int64)?
-        for object in insertedObjects {
-            let entity = type(of: object).entityDescription
-            // Inserts come in runs of one entity: no table lookup while the entity repeats.
-            if let (previous, row) = last, previous === entity {
-                try Self.checkRowLeft(after: row, in: entity)
-                object.pendingRow = row + 1
-                last = (entity, row + 1)
-                continue
-            }
-            if let (previous, row) = last { next[previous.table] = row }
+        let objects = insertedObjects
+        try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
             let table = entity.table
             var row: Int64
             if let known = next[table] {
@@ -35,20 +67,133 @@ extension ObjectContext {
                 row = statement.int64(0)
                 statement.reset()
             }
-            try Self.checkRowLeft(after: row, in: entity)
-            row += 1
-            object.pendingRow = row
+            for object in objects[run] {
+                // A table whose largest `_pk` is `Int64.max` has no next row number: the save fails
+                // (as SQLite's own numbering reports `SQLITE_FULL`) instead of the number overflowing.
+                guard row < Int64.max else {
+                    throw DatabaseError(
+                        .sqlite, "table \(table) has no row number left after \(row) for a new \(entity.name)", entity: entity.name,
+                        sqliteCode: 13)
+                }
+                row += 1
+                object.pendingRow = row
+            }
             next[table] = row
-            last = (entity, row)
         }
     }
 
-    /// A table whose largest `_pk` is `Int64.max` has no next row number: the save fails (as
-    /// SQLite's own row numbering reports `SQLITE_FULL`) instead of the number overflowing.
-    private static func checkRowLeft(after row: Int64, in entity: EntityDescription) throws(DatabaseError) {
-        guard row == Int64.max else { return }
-        throw DatabaseError(
-            .sqlite, "table \(entity.table) has no row number left after \(row) for a new \(entity.name)", entity: entity.name, sqliteCode: 13)
+    /// Writes the rows of the inserted objects, one statement per run of one entity.
+    func insertRows(_ connection: Connection) throws(DatabaseError) {
+        let objects = insertedObjects
+        try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
+            let statement = try connection.cachedStatement(entity.insertSQL)
+            for object in objects[run] {
+                var next = object.bind(to: statement, startingAt: 1, mask: .max)
+                if entity.hasForeignKeys { next = bindForeignKeys(object, entity, statement, next, mask: .max) }
+                try statement.run()
+                // The statement binds every parameter anew for the next row.
+                statement.resetForRebinding()
+                // SQLite numbered the row (quicker than checking a given `_pk` is free); foreign keys
+                // to the object were bound with the number `assignRows` gave it, so they must agree
+                // (they can only differ if something else, such as a trigger, inserted into the table).
+                let stored = connection.lastInsertedRowID
+                guard stored == object.pendingRow else {
+                    throw DatabaseError(
+                        .sqlite, "table \(entity.table) numbered a new \(entity.name) \(stored) where \(object.pendingRow) was expected",
+                        entity: entity.name, sql: statement.sql)
+                }
+            }
+        }
+    }
+
+    /// Writes the changed columns of each updated object; runs of objects with the same changes
+    /// share one statement without looking it up again.
+    func updateRows(_ objects: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
+        var last: (UpdateKey, Statement)?
+        try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
+            for object in objects[run] {
+                let foreignKeyMask = entity.hasForeignKeys ? object.relationshipMask & entity.foreignKeyMask : 0
+                guard object.changedMask != 0 || foreignKeyMask != 0 else { continue }
+                try updateRow(object, entity, foreignKeyMask: foreignKeyMask, &last, connection)
+            }
+        }
+    }
+
+    private func updateRow(
+        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, _ last: inout (UpdateKey, Statement)?,
+        _ connection: Connection
+    ) throws(DatabaseError) {
+        let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)
+        let statement: Statement
+        if let (previous, cached) = last, previous == key {
+            // The statement binds every parameter anew.
+            cached.resetForRebinding()
+            statement = cached
+        } else {
+            let sql: String
+            if let cached = updateSQL[key] {
+                sql = cached
+            } else {
+                sql = entity.updateSQL(mask: object.changedMask, relationshipMask: foreignKeyMask)
+                updateSQL[key] = sql
+            }
+            statement = try connection.cachedStatement(sql)
+            last = (key, statement)
+        }
+        /// Binds the changed values, the row and the `_version` the row must still have, and runs.
+        func write(expecting version: Int64) throws(DatabaseError) {
+            var next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
+            if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
+            statement.bind(object.objectID.rowID, at: next)
+            statement.bind(version, at: next + 1)
+            try statement.run()
+        }
+        try write(expecting: object.version)
+        if connection.changes == 1 { return }
+        // Optimistic locking: the row is gone, or another writer changed it since it was read.
+        let stored = try storedVersion(of: object, entity, connection)
+        switch mergePolicy {
+        case .error:
+            throw DatabaseError(
+                .conflict,
+                "\(entity.name) \(object.objectID) was changed by someone else since it was read (version \(object.version), now \(stored))",
+                entity: entity.name, sql: statement.sql)
+        case .objectTrump:
+            // The changed properties are written over the newer row; the others keep its values.
+            statement.reset()
+            try write(expecting: stored)
+        case .storeTrump:
+            // The store's row wins: this object's changes are not written.
+            break
+        }
+        mergedConflicts.append(object)
+    }
+
+    /// The `_version` of `object`'s row now.
+    /// - Throws: `.missingObject` when the row is gone.
+    private func storedVersion(of object: ManagedObject, _ entity: EntityDescription, _ connection: Connection) throws(DatabaseError) -> Int64 {
+        let statement = try connection.cachedStatement(
+            "SELECT \"_version\" FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?")
+        defer { statement.reset() }
+        statement.bind(object.objectID.rowID, at: 1)
+        guard try statement.step() else {
+            throw DatabaseError(
+                .missingObject, "\(entity.name) \(object.objectID) was deleted by someone else", entity: entity.name)
+        }
+        return statement.int64(0)
+    }
+
+    /// Deletes the rows of the deleted objects, one statement per run of one entity.
+    func deleteRows(_ connection: Connection) throws(DatabaseError) {
+        let objects = deletedObjects
+        try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
+            let statement = try connection.cachedStatement(entity.deleteSQL)
+            for object in objects[run] {
+                statement.bind(object.objectID.rowID, at: 1)
+                try statement.run()
+                statement.resetForRebinding()
+            }
+        }
     }
 
     /// Binds the owning to-one keys whose bits are set in `mask`, in relationship order.
@@ -85,9 +230,8 @@ extension ObjectContext {
             statement.bind(change.destination.rowForSave, at: 2)
             try statement.run()
         }
-        for object in insertedObjects + updated where object.relationshipMask != 0 {
-            try writePositions(object, connection)
-        }
+        for object in insertedObjects where object.relationshipMask != 0 { try writePositions(object, connection) }
+        for object in updated where object.relationshipMask != 0 { try writePositions(object, connection) }
     }
 
     private func writePositions(_ object: ManagedObject, _ connection: Connection) throws(DatabaseError) {

@@ -60,6 +60,8 @@ public final class EntityDescription: Sendable {
     /// The same columns with `NULL` for `_entity`, when a fetch's rows can only be of this entity
     /// (it has no sub-entities; else nil): one column fewer for SQLite to decode per row.
     let selectColumnsOwnRowsSQL: String?
+    /// The INSERT of a new row: `_entity` is this entity's number (schema, not a value), `_pk` is
+    /// left to SQLite, which numbers the row one past the table's largest as `assignRows` does.
     let insertSQL: String
     let deleteSQL: String
     let fetchAllSQL: String
@@ -72,6 +74,8 @@ public final class EntityDescription: Sendable {
     let hasForeignKeys: Bool
     /// Bits of the relationships stored as foreign keys of this table.
     let foreignKeyMask: UInt64
+    /// Whether a relationship has the Deny rule (checked when an object is deleted).
+    let hasDenyRule: Bool
     private let attributeColumns: [String]
     private let slotsByName: [String: Int]
     private let relationshipsByName: [String: Int]
@@ -99,7 +103,7 @@ public final class EntityDescription: Sendable {
         attributeColumns = attributes.map { Self.quoted($0.column) }
         let written = attributeColumns + foreignKeys.map(Self.quoted)
         insertSQL =
-            "INSERT INTO \(quotedTable) (\"_pk\", \"_entity\"" + written.map { ", " + $0 }.joined() + ") VALUES (?, ?"
+            "INSERT INTO \(quotedTable) (\"_entity\"" + written.map { ", " + $0 }.joined() + ") VALUES (\(entityID)"
             + String(repeating: ", ?", count: written.count) + ")"
         requiredWithoutDefault = attributes.enumerated().compactMap { slot, attribute in
             !attribute.isOptional && !attribute.hasDefault ? (slot, attribute.name) : nil
@@ -107,6 +111,7 @@ public final class EntityDescription: Sendable {
         ruledAttributes = attributes.indices.filter { attributes[$0].hasRule }
         foreignKeyPositions = relationships.map { relationship in relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) } }
         hasForeignKeys = !foreignKeys.isEmpty
+        hasDenyRule = relationships.contains { $0.deletionRule == .deny }
         foreignKeyMask = relationships.indices.reduce(0) { mask, index in
             relationships[index].foreignKeyColumn == nil ? mask : mask | Self.bit(index)
         }
