@@ -222,8 +222,14 @@ final class RawStore {
         defer { sqlite3_finalize(statement) }
         transaction {
             for index in 0..<count {
-                let title = "Item \(index)"
-                sqlite3_bind_text(statement, 1, title, -1, modelgen_sqlite_transient())
+                var title = "Item \(index)"
+                // The text's UTF-8 bytes as they are, as the runtime binds a String (passing the
+                // String as a C string would copy it into a new array first).
+                title.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { text in
+                        _ = sqlite3_bind_text(statement, 1, text.baseAddress, Int32(text.count), modelgen_sqlite_transient())
+                    }
+                }
                 sqlite3_bind_int64(statement, 2, Int64(index))
                 sqlite3_bind_double(statement, 3, Double(index) * 0.5)
                 sqlite3_bind_double(statement, 4, base.addingTimeInterval(Double(index)).timeIntervalSinceReferenceDate)
