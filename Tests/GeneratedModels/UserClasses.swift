@@ -7,3 +7,10 @@ public final class Note: ManagedObject {}
 
 /// HelloCoreData's category entity.
 public final class User: ManagedObject {}
+
+/// Gallery's `Photo` (codeGenerationType="category"), a sub-entity of the generated `Artwork`
+/// with the generated `Print` and the category `Polaroid` below it.
+public class Photo: Artwork {}
+
+/// Gallery's `Polaroid` (codeGenerationType="category"), below the category `Photo`.
+public final class Polaroid: Photo {}

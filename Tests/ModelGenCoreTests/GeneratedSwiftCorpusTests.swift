@@ -53,7 +53,7 @@ import Testing
             let url = directory.appendingPathComponent(file.name)
             try file.contents.write(to: url, atomically: true, encoding: .utf8)
             urls.append(url)
-            if let match = file.contents.firstMatch(of: /\/\/ `((?:public )?final class [^`]+)`/) { userClasses += match.1 + "\n" }
+            if let match = file.contents.firstMatch(of: /\/\/ `((?:public )?(?:final )?class [^`]+)`/) { userClasses += match.1 + "\n" }
         }
         let stubs = directory.appendingPathComponent("_UserClasses.swift")
         try userClasses.write(to: stubs, atomically: true, encoding: .utf8)
@@ -65,7 +65,7 @@ import Testing
         let root = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let models = ReferenceTests.models
-        #expect(models.count == 8)
+        #expect(models.count == 9)
         for name in models {
             let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
             let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)

@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func everyModelHasReferences() {
-        #expect(Self.models.count == 8)
+        #expect(Self.models.count == 9)
     }
 
     @Test(arguments: models)

@@ -100,6 +100,18 @@ import Testing
         }
     }
 
+    /// A `category` entity's attribute the model gives a default starts with it and is saved with
+    /// it when never set (`Note.text`, required, default "").
+    @Test func aCategoryEntitysDefaultIsSavedWhenNeverSet() throws {
+        try Store.withStore { store, path in
+            let context = store.newContext()
+            let note = context.insert(Note.self)
+            #expect(note.text == "")
+            try context.save()
+            #expect(try Store.rows(path, #"SELECT "text", "created" FROM "note""#) == [["", "NULL"]])
+        }
+    }
+
     @Test func dynamicAccessCoversAttributesAndRelationships() throws {
         try Store.withStore { store, _ in
             let context = store.newContext()

@@ -48,11 +48,14 @@ extension SwiftContextBuilder {
         context.member(Key.isAbstract, entity.isAbstract)
         let isRoot = entity.parent.flatMap { classNames[$0] } == nil
         context.member(Key.isRoot, isRoot)
+        // A `category` entity below has no class of its own from the generator: its objects reach
+        // this class's overrides, which hand them on to the runtime's (entity, slots, storage).
+        let categoryBelow = !entity.subentities.isEmpty && descendants(of: index).contains { model.entities[$0].codeGeneration == .category }
+        context.member(Key.categoryBelow, categoryBelow)
+        if isCategory { categoryMembers(index, into: &context) }
         // `read`/`bind` call the base class's when there is a generated parent, or when a
         // `category` entity below keeps its values in the runtime's storage (which the base reads).
-        context.member(
-            Key.callsBase,
-            !isRoot || (!entity.subentities.isEmpty && descendants(of: index).contains { model.entities[$0].codeGeneration == .category }))
+        context.member(Key.callsBase, !isRoot || categoryBelow)
         context.member(Key.entityID, mapping.entityID)
         // Lists of numbers and names are written straight into the tree (no arrays of strings).
         let fetchedIDs = fetchedEntityIDs(index)
@@ -140,6 +143,38 @@ extension SwiftContextBuilder {
     }
 
     /// Entity `index` and its sub-entities, recursively.
+    /// What a `category` entity's extension names: the topmost `category` entity of a lineage
+    /// declares the conformance to `GeneratedEntity` (a subclass cannot declare it again) and its
+    /// members hand each `category` class below to that class's own members, which are named
+    /// after it (static members of an extension cannot be overridden or redeclared).
+    private func categoryMembers(_ index: Int, into context: inout MustacheTreeBuilder) {
+        var root = index
+        var ancestor = model.entities[index].parent
+        while let current = ancestor {
+            if model.entities[current].codeGeneration == .category && classNames[current] != nil { root = current }
+            ancestor = model.entities[current].parent
+        }
+        let conformsHere = root == index
+        let prefix = conformsHere ? "modelGen" : "modelGen" + classNames[index]!
+        let below =
+            conformsHere
+            ? descendants(of: index).filter { $0 != index && model.entities[$0].codeGeneration == .category && classNames[$0] != nil }.sorted()
+            : []
+        context.member(Key.conformsHere, conformsHere)
+        context.member(Key.conformanceRoot, classNames[root]!)
+        context.member(Key.metadataPrefix, prefix)
+        context.member(Key.entityMember, conformsHere ? (below.isEmpty ? "modelGenEntity" : "modelGenOwnEntity") : prefix + "Entity")
+        context.member(Key.hasCategoryDescendants, !below.isEmpty)
+        let list = context.beginList()
+        for descendant in below {
+            let item = context.beginObject()
+            context.member(Key.className, classNames[descendant]!)
+            context.member(Key.metadataPrefix, "modelGen" + classNames[descendant]!)
+            context.item(context.endObject(item))
+        }
+        context.member(Key.categoryDescendants, context.endList(list))
+    }
+
     private func descendants(of index: Int) -> [Int] {
         var result: [Int] = []
         var pending = [index]

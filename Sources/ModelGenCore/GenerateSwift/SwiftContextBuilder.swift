@@ -308,6 +308,7 @@ struct SwiftContextBuilder {
         context.member(Key.isOptional, stored.isOptional)
         context.member(Key.checker, stored.isOptional ? "checkedOptionalValue" : "checkedValue")
         context.member(Key.initialValue, initial)
+        context.member(Key.hasDefault, stored.defaultValue != nil)
         context.member(Key.slot, slot)
         context.member(Key.maskBit, context.string { $0.append("1 << "); $0.append(integer: Int64(min(slot, 63))) })
         context.member(Key.columnOffset, stored.columnOffset)

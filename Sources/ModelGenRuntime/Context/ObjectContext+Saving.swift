@@ -88,7 +88,7 @@ extension ObjectContext {
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
             let statement = try connection.cachedStatement(entity.insertSQL)
             for object in objects[run] {
-                var next = object.bind(to: statement, startingAt: 1, mask: .max)
+                var next = object.bindAttributes(to: statement, startingAt: 1, mask: .max, entity)
                 if entity.hasForeignKeys { next = bindForeignKeys(object, entity, statement, next, mask: .max) }
                 try statement.run()
                 // The statement binds every parameter anew for the next row.
@@ -142,7 +142,7 @@ extension ObjectContext {
         }
         /// Binds the changed values, the row and the `_version` the row must still have, and runs.
         func write(expecting version: Int64) throws(DatabaseError) {
-            var next = object.bind(to: statement, startingAt: 1, mask: object.changedMask)
+            var next = object.bindAttributes(to: statement, startingAt: 1, mask: object.changedMask, entity)
             if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
             statement.bind(object.objectID.rowID, at: next)
             statement.bind(version, at: next + 1)

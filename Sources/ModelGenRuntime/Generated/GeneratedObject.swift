@@ -10,6 +10,12 @@ public protocol GeneratedEntity: ManagedObject {
     @_spi(Generated) static var modelGenEntity: EntityDescription { get }
     @_spi(Generated) static func modelGenSlot(for keyPath: AnyKeyPath) -> Int?
     @_spi(Generated) static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int?
+    /// The model's default of the attribute in `slot` (a new object starts with it), or `nil`.
+    @_spi(Generated) static func modelGenInitialValue(atSlot slot: Int) -> Any?
+}
+
+extension GeneratedEntity {
+    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Int) -> Any? { nil }
 }
 
 /// The typed fetch helpers of every generated entity class (the root of each hierarchy conforms;

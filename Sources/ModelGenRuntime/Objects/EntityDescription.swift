@@ -76,6 +76,10 @@ public final class EntityDescription: Sendable {
     let foreignKeyMask: UInt64
     /// Whether a relationship has the Deny rule (checked when an object is deleted).
     let hasDenyRule: Bool
+    /// Whether a `category` entity is in the class's lineage (the class conforms to
+    /// `GeneratedEntity`): some values live in the runtime's storage and generated classes above
+    /// or below it bind their own, so a save binds the attributes slot by slot.
+    let bindsBySlot: Bool
     private let attributeColumns: [String]
     private let slotsByName: [String: Int]
     private let relationshipsByName: [String: Int]
@@ -112,6 +116,7 @@ public final class EntityDescription: Sendable {
         foreignKeyPositions = relationships.map { relationship in relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) } }
         hasForeignKeys = !foreignKeys.isEmpty
         hasDenyRule = relationships.contains { $0.deletionRule == .deny }
+        bindsBySlot = objectType.map { $0 is any GeneratedEntity.Type } ?? false
         foreignKeyMask = relationships.indices.reduce(0) { mask, index in
             relationships[index].foreignKeyColumn == nil ? mask : mask | Self.bit(index)
         }

@@ -55,10 +55,13 @@ extension ManagedObject {
         didChange(slot: slot)
     }
 
+    /// Gives the runtime's storage a place for every attribute, holding the model's default (or
+    /// `nil`, which is stored as `NULL`) until a value is set or read.
     final func prepareDynamicValues() {
-        if dynamicValues.count < Self.entityDescription.attributes.count {
-            dynamicValues += Array(repeating: nil, count: Self.entityDescription.attributes.count - dynamicValues.count)
-        }
+        let count = Self.entityDescription.attributes.count
+        guard dynamicValues.count < count else { return }
+        let generated = Self.self as? any GeneratedEntity.Type
+        dynamicValues += (dynamicValues.count..<count).map { generated?.modelGenInitialValue(atSlot: $0) }
     }
 
     /// Reads every attribute column into the dynamic storage (classes without generated `read`).
@@ -72,19 +75,49 @@ extension ManagedObject {
         }
     }
 
-    /// Binds the dynamic storage (classes without generated `bind`).
-    final func bindDynamic(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        prepareDynamicValues()
+    /// Binds the attributes whose bit is set in `mask`, in slot order, from parameter `index`, and
+    /// returns the next free index: through the generated `bind` chain where every value has typed
+    /// storage, else slot by slot through `value(atSlot:)`, which reaches typed storage and the
+    /// runtime's alike (a generated class binds its own slots after its base class's, which
+    /// would put them out of order around a `category` entity's).
+    final func bindAttributes(to statement: Statement, startingAt index: Int32, mask: UInt64, _ entity: EntityDescription) -> Int32 {
+        guard entity.bindsBySlot else { return bind(to: statement, startingAt: index, mask: mask) }
         var next = index
-        for (slot, attribute) in Self.entityDescription.attributes.enumerated() where mask & EntityDescription.bit(slot) != 0 {
-            if let value = dynamicValues[slot], let stored = StoredValue.from(value, for: attribute.type) {
-                stored.bind(to: statement, at: next)
-            } else {
-                statement.bindNull(next)
-            }
+        for (slot, attribute) in entity.attributes.enumerated() where mask & EntityDescription.bit(slot) != 0 {
+            Self.bind(value(atSlot: slot), attribute.type, to: statement, at: next)
             next += 1
         }
         return next
+    }
+
+    /// Binds a value as its type's generated binder does (`nil` or an empty optional: `NULL`).
+    private static func bind(_ value: Any?, _ type: ValueType, to statement: Statement, at index: Int32) {
+        guard let value, !((value as? any OptionalProtocol)?.isNil ?? false) else { return statement.bindNull(index) }
+        let unwrapped = (value as? any OptionalProtocol)?.wrapped ?? value
+        if let typed = swiftValue(unwrapped, for: type) as? any ColumnValue {
+            typed.bind(statement, index)
+        } else {
+            statement.bindNull(index)
+        }
+    }
+
+    /// `value` as the Swift type of an attribute of `type` (integers of other widths converted when
+    /// they fit), or `nil` when it is of another type.
+    static func swiftValue(_ value: Any, for type: ValueType) -> Any? {
+        switch type {
+        case .int16: value as? Int16 ?? convertedInteger(value, to: Int16.self)
+        case .int32: value as? Int32 ?? convertedInteger(value, to: Int32.self)
+        case .int64: value as? Int64 ?? convertedInteger(value, to: Int64.self)
+        case .bool: value as? Bool
+        case .double: value as? Double
+        case .float: value as? Float
+        case .decimal: value as? Decimal
+        case .string: value as? String
+        case .date: value as? Date
+        case .data: value as? Data
+        case .uuid: value as? UUID
+        case .url: value as? URL
+        }
     }
 
     private static func read(_ type: ValueType, _ row: Statement, _ column: Int32) -> Any {

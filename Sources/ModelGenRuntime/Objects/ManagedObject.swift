@@ -178,16 +178,18 @@ open class ManagedObject: Hashable {
     }
 
     /// Binds the attributes whose bit is set in `mask` (all when `mask` is `.max`), in slot order,
-    /// from parameter `index`; returns the next free parameter index.
+    /// from parameter `index`; returns the next free parameter index. Generated classes bind their
+    /// typed storage after their base class's; this base has none. (Entities with a `category`
+    /// entity in their lineage are bound slot by slot instead: `bindAttributes`.)
     @_spi(Generated)
-    open func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
-        self is any GeneratedEntity ? bindDynamic(to: statement, startingAt: index, mask: mask) : index
-    }
+    open func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 { index }
 
     /// The value of the attribute in `slot` (`nil` for an unset optional).
     @_spi(Generated)
     open func value(atSlot slot: Int) -> Any? {
-        slot < dynamicValues.count ? dynamicValues[slot] : nil
+        guard self is any GeneratedEntity else { return nil }
+        prepareDynamicValues()
+        return slot < dynamicValues.count ? dynamicValues[slot] : nil
     }
 
     /// Sets the attribute in `slot`; throws `.wrongType` when `value` does not fit.
@@ -207,11 +209,15 @@ open class ManagedObject: Hashable {
             didChange(slot: slot)
             return
         }
-        guard StoredValue.from(value, for: attribute.type) != nil else {
-            throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type)", entity: entity.name, property: attribute.name)
+        // Kept as the attribute's Swift type, as generated storage keeps it (an integer of another
+        // width is converted when it fits).
+        guard let typed = Self.swiftValue(value, for: attribute.type) else {
+            throw DatabaseError(
+                .wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type), not \(type(of: value))", entity: entity.name,
+                property: attribute.name)
         }
         prepareDynamicValues()
-        dynamicValues[slot] = value
+        dynamicValues[slot] = typed
         didChange(slot: slot)
     }
 

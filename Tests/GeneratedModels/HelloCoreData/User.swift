@@ -51,6 +51,12 @@ extension User: GeneratedEntity {
         default: nil
         }
     }
+
+    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Int) -> Any? {
+        switch slot {
+        default: nil
+        }
+    }
 }
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,

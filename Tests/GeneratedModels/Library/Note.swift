@@ -44,6 +44,13 @@ extension Note: GeneratedEntity {
         default: nil
         }
     }
+
+    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Int) -> Any? {
+        switch slot {
+        case 1: "" as String
+        default: nil
+        }
+    }
 }
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
