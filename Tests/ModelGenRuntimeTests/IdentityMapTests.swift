@@ -80,6 +80,44 @@ import Testing
         #expect(removed == reference.count && map.isEmpty)
     }
 
+    /// Removing a save's deleted objects at once (`remove(_:)`) forgets exactly their identities,
+    /// whether they sit in the registered fetch or in the hash table, and ignores objects that
+    /// are not registered.
+    @Test(arguments: [1, 3])
+    func removingObjectsAtOnceMatchesRemovingThemOneByOne(step: Int) {
+        let map = IdentityMap()
+        var reference: [ObjectID: ManagedObject] = [:]
+        var fetched: [ManagedObject] = []
+        for row in stride(from: Int64(5), to: 605, by: step) {
+            let object = ManagedObject()
+            object.objectID = ObjectID(entityID: 1, rowID: row)
+            fetched.append(object)
+            reference[object.objectID] = object
+        }
+        map.register(fetched: fetched)
+        var others: [ManagedObject] = []
+        for row in Int64(600)...700 {
+            let object = ManagedObject()
+            object.objectID = ObjectID(entityID: row % 2 == 0 ? 1 : 2, rowID: row)
+            map[object.objectID] = object
+            reference[object.objectID] = object
+            others.append(object)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let unregistered = (0..<20).map { index in
+            let object = ManagedObject()
+            object.objectID = ObjectID(entityID: 3, rowID: Int64(index + 1))
+            return object
+        }
+        let doomed = (fetched + others).filter { _ in Bool.random(using: &generator) } + unregistered
+        map.remove(doomed.shuffled(using: &generator))
+        for object in doomed { reference[object.objectID] = nil }
+        #expect(map.count == reference.count)
+        for object in fetched + others + unregistered {
+            #expect(map[object.objectID] === reference[object.objectID], "\(object.objectID)")
+        }
+    }
+
     /// Rows out of order (a join table's positions) are registered one by one.
     @Test func aFetchOutOfRowOrderIsRegisteredOneByOne() {
         let map = IdentityMap()

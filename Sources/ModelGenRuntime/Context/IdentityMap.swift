@@ -42,7 +42,9 @@ final class IdentityMap {
         var rows: [Int64]?
         var count: Int
 
-        func index(of row: Int64) -> Int? {
+        func index(of row: Int64) -> Int? { Self.index(of: row, first: first, last: last, rows: rows) }
+
+        static func index(of row: Int64, first: Int64, last: Int64, rows: [Int64]?) -> Int? {
             guard row >= first && row <= last else { return nil }
             guard let rows else { return Int(row - first) }
             var low = 0
@@ -195,9 +197,31 @@ final class IdentityMap {
         table.pointee.count += 1
     }
 
-    /// Forgets each of `objects` (a save's deleted objects).
+    /// Forgets each of `objects` (a save's deleted objects): those in the run through its buffer
+    /// (no lookup bookkeeping, retain or release per object), the others one by one.
     func remove(_ objects: [ManagedObject]) {
-        for object in objects { remove(object.objectID) }
+        guard !objects.isEmpty else { return }
+        guard var taken = run.take() else {
+            for object in objects { remove(object.objectID) }
+            return
+        }
+        let (first, last, rows) = (taken.first, taken.last, taken.rows)
+        var removed = 0
+        var elsewhere: [ManagedObject] = []
+        taken.objects.withUnsafeMutableBufferPointer { slots in
+            for object in objects {
+                let id = object.objectID
+                if let index = Run.index(of: id.rowID, first: first, last: last, rows: rows), slots[index]?.objectID == id {
+                    slots[index] = nil
+                    removed += 1
+                } else {
+                    elsewhere.append(object)
+                }
+            }
+        }
+        taken.count -= removed
+        run = taken
+        for object in elsewhere { remove(object.objectID) }
     }
 
     private func remove(_ id: ObjectID) {
