@@ -4,6 +4,19 @@ import Testing
 @_spi(Generated) @testable import ModelGenRuntime
 
 @Suite struct IdentityMapTests {
+    /// A map holding one object of entity 1 per row of `rows` (ascending), registered at once as
+    /// a fetch result is.
+    static func registeredFetch(rows: StrideTo<Int64>) -> (IdentityMap, [ManagedObject]) {
+        let map = IdentityMap()
+        let fetched = rows.map { row in
+            let object = ManagedObject()
+            object.objectID = ObjectID(entityID: 1, rowID: row)
+            return object
+        }
+        map.register(fetched: fetched)
+        return (map, fetched)
+    }
+
     @Test func behavesLikeADictionaryUnderRandomInsertsAndRemovals() {
         let map = IdentityMap()
         var reference: [ObjectID: ManagedObject] = [:]
@@ -38,16 +51,8 @@ import Testing
     /// removals, including ids of other entities on the same rows.
     @Test(arguments: [1, 3])
     func aRegisteredFetchBehavesLikeSingleInserts(step: Int) {
-        let map = IdentityMap()
-        var reference: [ObjectID: ManagedObject] = [:]
-        var fetched: [ManagedObject] = []
-        for row in stride(from: Int64(5), to: 905, by: step) {
-            let object = ManagedObject()
-            object.objectID = ObjectID(entityID: 1, rowID: row)
-            fetched.append(object)
-            reference[object.objectID] = object
-        }
-        map.register(fetched: fetched)
+        let (map, fetched) = Self.registeredFetch(rows: stride(from: Int64(5), to: 905, by: step))
+        var reference = Dictionary(uniqueKeysWithValues: fetched.map { ($0.objectID, $0) })
         #expect(map.count == fetched.count)
         var generator = SystemRandomNumberGenerator()
         for round in 0..<5_000 {
@@ -85,16 +90,8 @@ import Testing
     /// are not registered.
     @Test(arguments: [1, 3])
     func removingObjectsAtOnceMatchesRemovingThemOneByOne(step: Int) {
-        let map = IdentityMap()
-        var reference: [ObjectID: ManagedObject] = [:]
-        var fetched: [ManagedObject] = []
-        for row in stride(from: Int64(5), to: 605, by: step) {
-            let object = ManagedObject()
-            object.objectID = ObjectID(entityID: 1, rowID: row)
-            fetched.append(object)
-            reference[object.objectID] = object
-        }
-        map.register(fetched: fetched)
+        let (map, fetched) = Self.registeredFetch(rows: stride(from: Int64(5), to: 605, by: step))
+        var reference = Dictionary(uniqueKeysWithValues: fetched.map { ($0.objectID, $0) })
         var others: [ManagedObject] = []
         for row in Int64(600)...700 {
             let object = ManagedObject()
