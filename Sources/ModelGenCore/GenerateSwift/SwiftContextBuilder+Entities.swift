@@ -50,9 +50,10 @@ extension SwiftContextBuilder {
         context.member(Key.isRoot, isRoot)
         // A `category` entity below has no class of its own from the generator: its objects reach
         // this class's overrides, which hand them on to the runtime's (entity, slots, storage).
-        let categoryBelow = !entity.subentities.isEmpty && descendants(of: index).contains { model.entities[$0].codeGeneration == .category }
+        let below = entity.subentities.isEmpty ? [] : descendants(of: index).filter { $0 != index }
+        let categoryBelow = below.contains { model.entities[$0].codeGeneration == .category }
         context.member(Key.categoryBelow, categoryBelow)
-        if isCategory { categoryMembers(index, into: &context) }
+        if isCategory { categoryMembers(index, below: below, into: &context) }
         // `read`/`bind` call the base class's when there is a generated parent, or when a
         // `category` entity below keeps its values in the runtime's storage (which the base reads).
         context.member(Key.callsBase, !isRoot || categoryBelow)
@@ -142,12 +143,12 @@ extension SwiftContextBuilder {
         text.append("]")
     }
 
-    /// Entity `index` and its sub-entities, recursively.
     /// What a `category` entity's extension names: the topmost `category` entity of a lineage
     /// declares the conformance to `GeneratedEntity` (a subclass cannot declare it again) and its
     /// members hand each `category` class below to that class's own members, which are named
     /// after it (static members of an extension cannot be overridden or redeclared).
-    private func categoryMembers(_ index: Int, into context: inout MustacheTreeBuilder) {
+    /// `below`: the entity's descendants.
+    private func categoryMembers(_ index: Int, below descendants: [Int], into context: inout MustacheTreeBuilder) {
         var root = index
         var ancestor = model.entities[index].parent
         while let current = ancestor {
@@ -156,10 +157,7 @@ extension SwiftContextBuilder {
         }
         let conformsHere = root == index
         let prefix = conformsHere ? "modelGen" : "modelGen" + classNames[index]!
-        let below =
-            conformsHere
-            ? descendants(of: index).filter { $0 != index && model.entities[$0].codeGeneration == .category && classNames[$0] != nil }.sorted()
-            : []
+        let below = conformsHere ? descendants.filter { model.entities[$0].codeGeneration == .category && classNames[$0] != nil }.sorted() : []
         context.member(Key.conformsHere, conformsHere)
         context.member(Key.conformanceRoot, classNames[root]!)
         context.member(Key.metadataPrefix, prefix)
@@ -175,6 +173,7 @@ extension SwiftContextBuilder {
         context.member(Key.categoryDescendants, context.endList(list))
     }
 
+    /// Entity `index` and its sub-entities, recursively.
     private func descendants(of index: Int) -> [Int] {
         var result: [Int] = []
         var pending = [index]

@@ -17,7 +17,7 @@ extension ManagedObject {
     /// - Throws: `.wrongType` for a value of another type.
     @_spi(Generated)
     public final func checkedOptionalValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError) -> Value? {
-        guard let value, !((value as? any OptionalProtocol)?.isNil ?? false) else { return nil }
+        guard let value = unwrappedValue(value) else { return nil }
         return try checkedValue(value, Value.self, slot: slot)
     }
 
@@ -51,7 +51,7 @@ extension ManagedObject {
     @_spi(Generated)
     public final func setStoredValue<Value>(_ value: Value, atSlot slot: Int) {
         prepareDynamicValues()
-        dynamicValues[slot] = (value as Any?).flatMap { ($0 as? any OptionalProtocol).map { $0.isNil ? nil : $0.wrapped } ?? $0 }
+        dynamicValues[slot] = unwrappedValue(value)
         didChange(slot: slot)
     }
 
@@ -92,9 +92,7 @@ extension ManagedObject {
 
     /// Binds a value as its type's generated binder does (`nil` or an empty optional: `NULL`).
     private static func bind(_ value: Any?, _ type: ValueType, to statement: Statement, at index: Int32) {
-        guard let value, !((value as? any OptionalProtocol)?.isNil ?? false) else { return statement.bindNull(index) }
-        let unwrapped = (value as? any OptionalProtocol)?.wrapped ?? value
-        if let typed = swiftValue(unwrapped, for: type) as? any ColumnValue {
+        if let value = unwrappedValue(value), let typed = swiftValue(value, for: type) as? any ColumnValue {
             typed.bind(statement, index)
         } else {
             statement.bindNull(index)

@@ -200,7 +200,7 @@ open class ManagedObject: Hashable {
             throw DatabaseError(.unknownKey, "\(type(of: self)) has no attribute in slot \(slot)")
         }
         let attribute = entity.attributes[slot]
-        guard let value, !((value as? any OptionalProtocol)?.isNil ?? false) else {
+        guard let unwrapped = unwrappedValue(value) else {
             guard attribute.isOptional else {
                 throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) is required", entity: entity.name, property: attribute.name)
             }
@@ -211,9 +211,9 @@ open class ManagedObject: Hashable {
         }
         // Kept as the attribute's Swift type, as generated storage keeps it (an integer of another
         // width is converted when it fits).
-        guard let typed = Self.swiftValue(value, for: attribute.type) else {
+        guard let typed = Self.swiftValue(unwrapped, for: attribute.type) else {
             throw DatabaseError(
-                .wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type), not \(type(of: value))", entity: entity.name,
+                .wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type), not \(type(of: unwrapped))", entity: entity.name,
                 property: attribute.name)
         }
         prepareDynamicValues()

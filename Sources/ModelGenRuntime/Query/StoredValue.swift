@@ -102,6 +102,11 @@ protocol OptionalProtocol {
     var wrapped: Any { get }
 }
 
+/// `value` with any optional wrapping taken off (`nil` for `nil` and for an empty optional).
+func unwrappedValue(_ value: Any?) -> Any? {
+    value.flatMap { ($0 as? any OptionalProtocol).map { $0.isNil ? nil : $0.wrapped } ?? $0 }
+}
+
 extension Optional: OptionalProtocol {
     var isNil: Bool { self == nil }
     var wrapped: Any {
