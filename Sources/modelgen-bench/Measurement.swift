@@ -7,7 +7,42 @@ struct Phase {
     var milliseconds: Double
     var baselineMilliseconds: Double
 
+    /// What the kernel did during the measured code and during its baseline, where the benchmark
+    /// records it (the runtime benchmark does: its phases allocate megabytes the baseline does not).
+    var kernel: KernelUsage? = nil
+    var baselineKernel: KernelUsage? = nil
+    /// The baseline's work timed a second time in the same run (`--noise`): next to
+    /// `baselineMilliseconds` it shows how far apart two runs of identical work land here.
+    var repeatedBaselineMilliseconds: Double? = nil
+
     var ratio: Double { milliseconds / baselineMilliseconds }
+}
+
+/// The page faults the kernel served the process and the CPU time it spent on its behalf, over
+/// some span (the difference of two readings).
+///
+/// A phase that creates 100,000 objects touches megabytes of memory the process never had; each
+/// new page is a fault, and on a virtual machine a fault can cost microseconds (the host backs the
+/// page too). Shown next to the wall times so a ratio's cause can be read off the table.
+struct KernelUsage {
+    var pageFaults: Int
+    var milliseconds: Double
+
+    /// The process's totals so far.
+    static func now() -> KernelUsage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        let system = Double(usage.ru_stime.tv_sec) * 1_000 + Double(usage.ru_stime.tv_usec) / 1_000
+        return KernelUsage(pageFaults: Int(usage.ru_minflt + usage.ru_majflt), milliseconds: system)
+    }
+
+    static func - (end: KernelUsage, start: KernelUsage) -> KernelUsage {
+        KernelUsage(pageFaults: end.pageFaults - start.pageFaults, milliseconds: end.milliseconds - start.milliseconds)
+    }
 }
 
 enum Clock {
@@ -56,6 +91,13 @@ extension Clock {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
     }
 
+    /// `time(body)` together with what the kernel did meanwhile.
+    static func timeWithKernel(_ body: () throws -> Void) rethrows -> (milliseconds: Double, kernel: KernelUsage) {
+        let start = KernelUsage.now()
+        let milliseconds = try time(body)
+        return (milliseconds, KernelUsage.now() - start)
+    }
+
     /// Whether `time` ends each run with the allocator's deferred work done (set once, before
     /// any benchmark runs).
     nonisolated(unsafe) static var settlesFreedMemory = true
@@ -71,12 +113,25 @@ enum Report {
             return
         }
         Swift.print(title)
-        Swift.print("phase".padding(toLength: 22, withPad: " ", startingAt: 0) + "      ms   baseline ms   ratio")
+        let showsKernel = phases.contains { $0.kernel != nil }
+        let showsNoise = phases.contains { $0.repeatedBaselineMilliseconds != nil }
+        Swift.print(
+            "phase".padding(toLength: 22, withPad: " ", startingAt: 0) + "      ms   baseline ms   ratio"
+                + (showsKernel ? "   page faults (baseline)   kernel ms (baseline)" : "")
+                + (showsNoise ? "   baseline again ÷ baseline" : ""))
         for phase in phases {
-            Swift.print(
+            var line =
                 phase.name.padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + pad(format(phase.milliseconds), 8) + pad(format(phase.baselineMilliseconds), 14)
-                    + pad(format(phase.ratio), 8))
+                + pad(format(phase.milliseconds), 8) + pad(format(phase.baselineMilliseconds), 14)
+                + pad(format(phase.ratio), 8)
+            if showsKernel, let kernel = phase.kernel, let baseline = phase.baselineKernel {
+                line += pad("\(kernel.pageFaults) (\(baseline.pageFaults))", 25)
+                line += pad("\(String(format: "%.1f", kernel.milliseconds)) (\(String(format: "%.1f", baseline.milliseconds)))", 23)
+            }
+            if showsNoise, let again = phase.repeatedBaselineMilliseconds {
+                line += pad(format(again / phase.baselineMilliseconds), 28)
+            }
+            Swift.print(line)
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import ModelGenCore
 
 let usage = """
-    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N] [--keep-freed-memory] [--unsettled]
+    USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N] [--keep-freed-memory] [--unsettled] [--noise]
 
     BENCHMARKS:
       frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
@@ -22,10 +22,14 @@ let usage = """
       --entities N         the model's size for frontend and model (default 2,000)
       --keep-freed-memory  the C allocator set as the modelgen CLI sets it (freed memory kept
                            for reuse; see BatchMemory) for the measured code and the baseline
-                           alike; by default it is left as the process starts
+                           alike; by default it is left as the process starts. For runtime:
+                           the run reuses the memory its warm-up freed instead of new pages
       --unsettled          leave the C allocator's deferred work for what a timed run freed
                            to whatever allocates next (by default each run ends with it done,
                            on its own clock; see Clock.time), to compare the two accountings
+      --noise              runtime: also time each phase's baseline work a second time (on a
+                           second file, after the runtime's turn) and print its time ÷ the
+                           first's, the ratio this machine's noise alone gives in one run
 
     Build in release mode: swift run -c release modelgen-bench frontend
     """
@@ -40,12 +44,14 @@ var json = false
 var runs = 15
 var entities = 2_000
 var keepFreedMemory = false
+var noise = false
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
     case "--json": json = true
     case "--keep-freed-memory": keepFreedMemory = true
     case "--unsettled": Clock.settlesFreedMemory = false
+    case "--noise": noise = true
     case "--runs", "--entities":
         guard let text = arguments.first, let value = Int(text), value > 0 else {
             FileHandle.standardError.write(Data("modelgen-bench: error: '\(argument)' needs a positive number\n".utf8))
@@ -75,7 +81,7 @@ case "model":
     FileHandle.standardOutput.write(Data(SyntheticModel.xml(entities: entities, attributes: 20)))
 case "runtime":
     do {
-        let phases = try RuntimeBenchmark.run(objects: 100_000)
+        let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise)
         Report.print(phases, json: json, title: "runtime: 100,000 objects of a five-attribute entity, one run")
     } catch {
         FileHandle.standardError.write(Data("modelgen-bench: error: \(error)\n".utf8))
