@@ -47,6 +47,15 @@ struct ObjectBuffer: ~Copyable {
         return memory.bindMemory(to: ManagedObject.self, capacity: capacity)
     }
 
+    /// Moves the objects, in the order they were appended, to `target` (uninitialized memory with
+    /// room for them), leaving the buffer empty; returns how many there were.
+    mutating func moveAll(to target: UnsafeMutablePointer<ManagedObject>) -> Int {
+        let moved = count
+        target.moveInitialize(from: base, count: moved)
+        count = 0
+        return moved
+    }
+
     /// The objects, in the order they were appended, as an array (moved, not retained again).
     consuming func finish() -> [ManagedObject] {
         let count = count

@@ -1,0 +1,108 @@
+import Foundation
+import GeneratedModels
+import Testing
+
+@_spi(Generated) @testable import ModelGenRuntime
+
+/// Fetches of more rows than `ObjectContext.largeFetch`, which go straight into an array sized by
+/// the table's range of `_pk`s: every row once, in order, through the identity map, and no
+/// oversized array kept when a sub-entity has only part of the table.
+@Suite struct LargeFetchTests {
+    typealias Store = LibraryRelationshipTests
+
+    static let count = ObjectContext.largeFetch * 2 + 37
+
+    @Test func aLargeFetchReturnsEveryRowOnceInRowOrder() throws {
+        try Store.withStore { store, _ in
+            let writer = store.newContext()
+            for index in 0..<Self.count {
+                _ = Book(in: writer, title: "Book \(index)")
+                if index % 100 == 0 { _ = Audiobook(in: writer, title: "Audiobook \(index)") }
+            }
+            try writer.save()
+
+            let context = store.newContext()
+            let books = try context.fetchAll(Book.self)
+            #expect(books.map(\.title) == (0..<Self.count).map { "Book \($0)" })
+            #expect(zip(books, books.dropFirst()).allSatisfy { $0.objectID.rowID < $1.objectID.rowID })
+            // Registered: fetching again, or through the base entity, gives the same objects.
+            let again = try context.fetchAll(Book.self)
+            #expect(again.count == books.count && zip(again, books).allSatisfy { $0 === $1 })
+            let media = try context.fetchAll(Media.self)
+            #expect(media.count == Self.count + (Self.count + 99) / 100)
+            let booksAmongMedia = media.compactMap { $0 as? Book }
+            #expect(booksAmongMedia.count == books.count && zip(booksAmongMedia, books).allSatisfy { $0 === $1 })
+        }
+    }
+
+    @Test func aLargeFetchIntoAContextWithObjectsKeepsThemAndLeavesOutTheDeleted() throws {
+        try Store.withStore { store, _ in
+            let writer = store.newContext()
+            for index in 0..<Self.count { _ = Book(in: writer, title: "Book \(index)") }
+            try writer.save()
+
+            let context = store.newContext()
+            let late = try context.fetch(FetchRequest<Book>(predicate: \Book.title == "Book \(Self.count - 5)"))
+            let early = try context.fetch(FetchRequest<Book>(predicate: \Book.title == "Book 3"))
+            let deleted = try context.fetch(FetchRequest<Book>(predicate: \Book.title == "Book \(ObjectContext.largeFetch + 1)"))
+            context.delete(try #require(deleted.first))
+            let books = try context.fetchAll(Book.self)
+            #expect(books.count == Self.count - 1)
+            #expect(!books.contains { $0.title == "Book \(ObjectContext.largeFetch + 1)" })
+            #expect(books.contains { $0 === early.first } && books.contains { $0 === late.first })
+            #expect(Set(books.map(\.objectID)).count == books.count)
+        }
+    }
+
+    @Test func aSubEntitysShareOfASharedTableIsNotKeptInAnOversizedArray() throws {
+        try Store.withStore { store, _ in
+            let writer = store.newContext()
+            let books = ObjectContext.largeFetch + 100
+            for index in 0..<books * 5 {
+                if index % 5 == 0 { _ = Book(in: writer, title: "Book \(index)") } else { _ = Audiobook(in: writer, title: "Audiobook \(index)") }
+            }
+            try writer.save()
+
+            let fetched = try store.newContext().fetchAll(Book.self)
+            #expect(fetched.count == books)
+            #expect(fetched.map(\.title) == stride(from: 0, to: books * 5, by: 5).map { "Book \($0)" })
+            // The table's range is five times the result: the array is cut down to the result.
+            #expect(fetched.capacity < 2 * books, "capacity \(fetched.capacity) for \(books) objects")
+        }
+    }
+
+    @Test func aTableWithFarApartRowsIsFetchedWithoutReservingItsRange() throws {
+        try Store.withStore { store, path in
+            let writer = store.newContext()
+            for index in 0..<Self.count { _ = Book(in: writer, title: "Book \(index)") }
+            try writer.save()
+            // One row far beyond the others (2^50): the table's range is no useful bound.
+            try Connection(path: path).execute(#"UPDATE "media" SET "_pk" = 1125899906842624 WHERE "_pk" = (SELECT max("_pk") FROM "media")"#)
+
+            let fetched = try store.newContext().fetchAll(Book.self)
+            #expect(fetched.map(\.title) == (0..<Self.count).map { "Book \($0)" })
+            #expect(fetched.last?.objectID.rowID == 1 << 50)
+            #expect(fetched.capacity < 2 * Self.count, "capacity \(fetched.capacity) for \(Self.count) objects")
+        }
+    }
+
+    @Test func rowsBeyondTheBoundAreStillCollected() throws {
+        try Store.withStore { store, _ in
+            let writer = store.newContext()
+            for index in 0..<40 { _ = Book(in: writer, title: "Book \(index)") }
+            try writer.save()
+
+            let context = store.newContext()
+            let entity = Book.entityDescription
+            let sql = "SELECT \(entity.selectColumnsSQL) FROM \"media\" WHERE \"_entity\" = \(entity.entityID) ORDER BY \"_pk\""
+            let objects = try store.withConnection { connection throws in
+                var rows = FetchCursor(context, entity, Book.self, ownRowsOnly: false, try connection.cachedStatement(sql))
+                var head = ObjectBuffer()
+                for _ in 0..<3 { head.append(try #require(try rows.next())) }
+                // A bound that is too small (as one from another snapshot could be).
+                return try ObjectContext.collect(from: &rows, after: &head, capacity: 10)
+            }
+            #expect(objects.map { ($0 as? Book)?.title } == (0..<40).map { "Book \($0)" })
+        }
+    }
+}
