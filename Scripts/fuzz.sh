@@ -34,19 +34,24 @@ esac
 module PredicateSyntax "$root"/Sources/PredicateSyntax/*.swift
 module Mustache "$root"/Sources/Mustache/*.swift
 if [ "$target" = model ]; then
-    # ModelGenCore's C target: its object and a module map for its header.
-    clang -O2 -g -fsanitize=address -c "$root/Sources/CSHA256/sha256.c" -I "$root/Sources/CSHA256/include" -o "$build/sha256.o"
-    ar rcs "$build/libCSHA256.a" "$build/sha256.o"
-    mkdir -p "$build/CSHA256"
-    printf 'module CSHA256 {\n    header "%s"\n    export *\n}\n' "$root/Sources/CSHA256/include/csha256.h" > "$build/CSHA256/module.modulemap"
+    # ModelGenCore's C targets: each one's object and a module map for its header.
+    c_target() {
+        local name=$1 source=$2 header=$3
+        clang -O2 -g -fsanitize=address -c "$root/Sources/$name/$source" -I "$root/Sources/$name/include" -o "$build/$name.o"
+        ar rcs "$build/lib$name.a" "$build/$name.o"
+        mkdir -p "$build/$name"
+        printf 'module %s {\n    header "%s"\n    export *\n}\n' "$name" "$root/Sources/$name/include/$header" > "$build/$name/module.modulemap"
+    }
+    c_target CSHA256 sha256.c csha256.h
+    c_target CAllocator allocator.c callocator.h
     # The Swift generator needs SwiftPM's embedded resources and is not what this target fuzzes.
     mapfile -t core < <(find "$root/Sources/ModelGenCore" -name '*.swift' -not -path '*/GenerateSwift/*' | sort)
     # Testable: the target also checks the partitioned parse, which is internal.
-    module ModelGenCore -enable-testing "${xml[@]}" -I "$build/CSHA256" "${core[@]}"
+    module ModelGenCore -enable-testing "${xml[@]}" -I "$build/CSHA256" -I "$build/CAllocator" "${core[@]}"
 fi
 libraries=(-lMustache -lPredicateSyntax)
-[ "$target" = model ] && libraries=(-lModelGenCore "${libraries[@]}" -lCSHA256 -lxml2)
-swiftc "${flags[@]}" -I "$build" -I "$build/CSHA256" "${xml[@]}" "$root/Tests/Fuzz/$target.swift" -L "$build" \
+[ "$target" = model ] && libraries=(-lModelGenCore "${libraries[@]}" -lCSHA256 -lCAllocator -lxml2)
+swiftc "${flags[@]}" -I "$build" -I "$build/CSHA256" -I "$build/CAllocator" "${xml[@]}" "$root/Tests/Fuzz/$target.swift" -L "$build" \
     "${libraries[@]}" -o "$build/fuzz-$target" 2> >(grep -v 'Cannot export local symbol' >&2)
 
 corpus="$build/corpus-$target"
