@@ -16,6 +16,9 @@ struct Phase {
     var repeatedBaselineMilliseconds: Double? = nil
 
     var ratio: Double { milliseconds / baselineMilliseconds }
+
+    /// One side's wall time and what the kernel did meanwhile (`Clock.timeWithKernel`).
+    typealias Timing = (milliseconds: Double, kernel: KernelUsage)
 }
 
 /// The page faults the kernel served the process and the CPU time it spent on its behalf, over
@@ -92,7 +95,7 @@ extension Clock {
     }
 
     /// `time(body)` together with what the kernel did meanwhile.
-    static func timeWithKernel(_ body: () throws -> Void) rethrows -> (milliseconds: Double, kernel: KernelUsage) {
+    static func timeWithKernel(_ body: () throws -> Void) rethrows -> Phase.Timing {
         let start = KernelUsage.now()
         let milliseconds = try time(body)
         return (milliseconds, KernelUsage.now() - start)

@@ -204,8 +204,6 @@ enum RuntimeBenchmark {
 }
 
 extension Phase {
-    typealias Timing = (milliseconds: Double, kernel: KernelUsage)
-
     /// A phase of the runtime benchmark: the runtime's timing next to the raw API's.
     init(name: String, _ measured: Timing, _ baseline: Timing) {
         self.init(
