@@ -89,9 +89,12 @@ let package = Package(
                 plugins: ["ModelGenPlugin"]
             )
         } + [
+        // Child processes of the tests (posix_spawn, inheriting only their standard streams).
+        .target(name: "CSpawn", path: "Tests/CSpawn"),
+        .target(name: "TestSupport", dependencies: ["CSpawn"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite", "CAllocator"],
+            dependencies: ["TestSupport", "ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite", "CAllocator"],
             exclude: ["Reference", "Fixtures"],
             swiftSettings: swiftSettings
         ),
@@ -112,12 +115,12 @@ let package = Package(
         .testTarget(
             name: "ModelGenRuntimeTests",
             // ModelGenCore: the migration tests make stores of older model versions.
-            dependencies: ["ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite", "ModelGenCore"],
+            dependencies: ["TestSupport", "ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite", "ModelGenCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "modelgenTests",
-            dependencies: ["modelgen"] + examples.map { .target(name: $0.0) },
+            dependencies: ["TestSupport", "modelgen"] + examples.map { .target(name: $0.0) },
             swiftSettings: swiftSettings
         ),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Two processes, each with several threads and one context per thread, increment one shared
@@ -14,12 +15,12 @@ import Testing
         try StressTool.withDirectory { directory in
             let store = directory.appendingPathComponent("shared.sqlite").path
             let arguments = ["--store", store, "--threads", String(threads), "--operations", String(operations)]
-            let children = try [1, 2].map { try StressTool.Child(["hammer", "--writer", String($0)] + arguments) }
+            let children = try [1, 2].map { try StressTool.start(["hammer", "--writer", String($0)] + arguments) }
             var conflicts = 0
             for (writer, child) in zip([1, 2], children) {
-                let (status, output) = child.finish()
-                #expect(status == 0, "writer \(writer) exited with \(status)")
-                let report = try StressTool.json(output)
+                let result = child.finish()
+                #expect(result.status == 0, "writer \(writer) exited with \(result.status)")
+                let report = try StressTool.json(result.stdout)
                 #expect(report["errors"] as? [String] == [], "writer \(writer): \(report["errors"] ?? "")")
                 #expect(report["completed"] as? Int == threads * operations)
                 conflicts += report["conflicts"] as? Int ?? 0

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -23,11 +24,11 @@ import Glibc
             var committed = 0
             var killedMidSave = 0
             for kill in 0..<kills {
-                let child = try StressTool.Child(["write-loop", "--store", store])
+                let child = try StressTool.start(["write-loop", "--store", store])
                 // Up to 60 ms: the first kills land while the schema is created and prepared.
                 usleep(UInt32(random.next() % 60_000))
                 child.kill()
-                let lines = child.finish().output.split(separator: "\n")
+                let lines = child.finish().stdout.split(separator: "\n")
                 let done = lines.last { $0.hasPrefix("done ") }.flatMap { Int($0.dropFirst(5)) }
                 let begun = lines.last { $0.hasPrefix("begin ") }.flatMap { Int($0.dropFirst(6)) }
                 if let begun, begun != done { killedMidSave += 1 }
