@@ -44,7 +44,7 @@ int modelgen_spawn_pipe(int descriptors[2]) {
 }
 
 int modelgen_spawn(
-    pid_t *pid, const char *path, char *const argv[], const char *directory, const int streams[3], int new_group) {
+    pid_t *pid, const char *path, char *const argv[], const char *directory, const int streams[3]) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int error = posix_spawn_file_actions_init(&actions);
@@ -70,14 +70,13 @@ int modelgen_spawn(
     sigset_t defaults;
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGPIPE);
-    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-    if (new_group) flags |= POSIX_SPAWN_SETPGROUP;
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP;
 #ifdef __APPLE__
     flags |= POSIX_SPAWN_CLOEXEC_DEFAULT;  // Darwin's way of inheriting only the streams named
 #endif
     if (error == 0) error = posix_spawnattr_setsigmask(&attributes, &none);
     if (error == 0) error = posix_spawnattr_setsigdefault(&attributes, &defaults);
-    if (error == 0 && new_group) error = posix_spawnattr_setpgroup(&attributes, 0);
+    if (error == 0) error = posix_spawnattr_setpgroup(&attributes, 0);
     if (error == 0) error = posix_spawnattr_setflags(&attributes, flags);
     if (error == 0) error = posix_spawn(pid, path, &actions, &attributes, argv, environ);
 

@@ -12,6 +12,20 @@ private func send(_ signal: Int32, to pid: pid_t) {
     _ = kill(pid, signal)
 }
 
+/// Starts `executable` through `modelgen_spawn` with `arguments` as C strings.
+private func spawn(_ executable: String, _ arguments: [String], directory: String?, streams: [Int32]) throws -> pid_t {
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let directoryPath = directory.flatMap { strdup($0) }
+    defer { free(directoryPath) }
+    var pid: pid_t = 0
+    let error = modelgen_spawn(&pid, executable, argv, directoryPath, streams)
+    guard error == 0 else {
+        throw ChildProcess.Failure(description: "cannot run \(executable): \(String(cString: strerror(error)))")
+    }
+    return pid
+}
+
 /// A child process of a test, started with `posix_spawn` and followed with `poll` and `waitpid`
 /// on the calling thread alone (no Foundation `Process`, whose exit monitoring and run-loop
 /// waiting can miss an exit under many concurrent children, no dispatch queue to read a pipe).
@@ -19,8 +33,8 @@ private func send(_ signal: Int32, to pid: pid_t) {
 /// The child inherits no descriptor but its three standard streams, so a long-lived grandchild
 /// (the PostgreSQL server that `pg_ctl` leaves running) can never hold another test's pipe open,
 /// which would keep that test waiting for an end of file that never comes. Every wait has a
-/// deadline: a child still running then is killed with its process group and the output says so,
-/// so a hang fails one test instead of stopping the suite.
+/// deadline: a child still running then is killed with its process group (each child starts one)
+/// and the output says so, so a hang fails one test instead of stopping the suite.
 public final class ChildProcess {
     public struct Output: Sendable {
         public var status: Int32
@@ -44,23 +58,22 @@ public final class ChildProcess {
 
     public let pid: pid_t
     public let command: String
-    private let ownsProcessGroup: Bool
     private let started = Date()
     /// Read ends of standard output and error, and the write end of standard input (-1: none or
     /// closed), polled by `finish`.
     private var output: Int32
     private var errors: Int32
     private var input: Int32
-    private var pendingInput: [UInt8]
+    private let inputBytes: [UInt8]
+    /// How much of `inputBytes` the child has been given.
+    private var inputWritten = 0
     private var finished: Output?
 
     /// Starts `executable` (an absolute path) with `arguments`, in `directory` when given, with
     /// `input` as its standard input (empty: at its end at once).
-    /// - Parameter newProcessGroup: start a process group, so a deadline kills the child's own
-    ///   children too (false for a child that must outlive its group, as `pg_ctl` starting a server).
     public init(
         _ executable: String, _ arguments: [String], directory: String? = nil, input: String = "",
-        standardError: StandardError = .captured, newProcessGroup: Bool = true
+        standardError: StandardError = .captured
     ) throws {
         command = ([executable] + arguments).joined(separator: " ")
         var descriptors: [Int32] = []
@@ -78,29 +91,22 @@ public final class ChildProcess {
         let stdoutPipe = try pipe()
         let stderrPipe = standardError == .captured ? try pipe() : (read: Int32(-1), write: Int32(-1))
 
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let streams: [Int32] = [stdinPipe.read, stdoutPipe.write, stderrPipe.write]
-        let directoryPath = directory.flatMap { strdup($0) }
-        defer { free(directoryPath) }
-        var pid: pid_t = 0
-        let error = modelgen_spawn(&pid, executable, argv, directoryPath, streams, newProcessGroup ? 1 : 0)
+        let streams = [stdinPipe.read, stdoutPipe.write, stderrPipe.write]
+        let spawned = Result { try spawn(executable, arguments, directory: directory, streams: streams) }
         // The child has its copies; this process keeps only its own ends.
-        for descriptor in [stdinPipe.read, stdoutPipe.write, stderrPipe.write] where descriptor >= 0 {
-            close(descriptor)
-        }
-        guard error == 0 else {
+        for descriptor in streams where descriptor >= 0 { close(descriptor) }
+        do {
+            pid = try spawned.get()
+        } catch {
             for descriptor in [stdinPipe.write, stdoutPipe.read, stderrPipe.read] where descriptor >= 0 {
                 close(descriptor)
             }
-            throw Failure(description: "cannot run \(executable): \(String(cString: strerror(error)))")
+            throw error
         }
-        self.pid = pid
-        ownsProcessGroup = newProcessGroup
         output = stdoutPipe.read
         errors = stderrPipe.read
-        pendingInput = Array(input.utf8)
-        if pendingInput.isEmpty {
+        inputBytes = Array(input.utf8)
+        if inputBytes.isEmpty {
             close(stdinPipe.write)
             self.input = -1
         } else {
@@ -139,8 +145,7 @@ public final class ChildProcess {
             let now = Date()
             if graceEnd == nil, now >= deadline {
                 timedOut = true
-                if ownsProcessGroup { send(SIGKILL, to: -pid) }
-                kill()
+                send(SIGKILL, to: -pid)
                 graceEnd = now.addingTimeInterval(5)
             }
             if let graceEnd, now >= graceEnd { break }
@@ -190,11 +195,13 @@ public final class ChildProcess {
 
     /// Writes what the input pipe takes now; closes it when all is written or the child closed it.
     private func writeInput(revents: Int16) {
-        if revents & Int16(POLLOUT) != 0, !pendingInput.isEmpty {
-            let written = pendingInput.withUnsafeBytes { write(input, $0.baseAddress!, $0.count) }
+        if revents & Int16(POLLOUT) != 0, inputWritten < inputBytes.count {
+            let written = inputBytes.withUnsafeBytes {
+                write(input, $0.baseAddress! + inputWritten, $0.count - inputWritten)
+            }
             if written > 0 {
-                pendingInput.removeFirst(written)
-                if !pendingInput.isEmpty { return }
+                inputWritten += written
+                if inputWritten < inputBytes.count { return }
             } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
                 return
             }
@@ -213,21 +220,15 @@ public enum Subprocess {
     /// Runs `executable` to completion; see `ChildProcess`.
     public static func run(
         _ executable: String, _ arguments: [String], directory: String? = nil, input: String? = nil,
-        timeout: Double = 600, newProcessGroup: Bool = true
+        timeout: Double = 600
     ) throws -> Output {
-        try ChildProcess(
-            executable, arguments, directory: directory, input: input ?? "", newProcessGroup: newProcessGroup
-        ).finish(timeout: timeout)
+        try ChildProcess(executable, arguments, directory: directory, input: input ?? "").finish(timeout: timeout)
     }
 
     /// Starts a program that outlives this call and is never waited for, with its standard
     /// streams on /dev/null and nothing else of this process inherited.
     public static func detach(_ executable: String, _ arguments: [String]) throws {
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let error = modelgen_spawn(&pid, executable, argv, nil, [-1, -1, -1], 1)
-        guard error == 0 else { throw Failure(description: "cannot run \(executable): \(String(cString: strerror(error)))") }
+        _ = try spawn(executable, arguments, directory: nil, streams: [-1, -1, -1])
     }
 }
 

@@ -12,9 +12,10 @@ int modelgen_spawn_pipe(int descriptors[2]);
 /// 0, 1 and 2 are `streams[0…2]`, or /dev/null where that is -1; every other descriptor is closed
 /// in the child, so it holds nothing of this process open (a pipe of another test, say) however
 /// long it or its own children live. It starts with no signal blocked and SIGPIPE at its default,
-/// in `directory` when not NULL, and in a process group of its own when `new_group` is not 0.
+/// in `directory` when not NULL, and in a process group of its own (so that it can be killed with
+/// whatever it starts).
 /// Returns 0 and sets `pid`, or returns an errno value.
 int modelgen_spawn(
-    pid_t *pid, const char *path, char *const argv[], const char *directory, const int streams[3], int new_group);
+    pid_t *pid, const char *path, char *const argv[], const char *directory, const int streams[3]);
 
 #endif
