@@ -9,9 +9,10 @@ public enum SQLDialect: String, Sendable, CaseIterable {
         case .sqlite:
             switch type {
             case .integer16, .integer32, .integer64, .key, .boolean: "INTEGER"
-            case .decimal: "DECIMAL"
+            // TEXT affinity: a declared DECIMAL has numeric affinity, and SQLite would turn the
+            // text into a REAL and lose every digit past the 15th.
+            case .decimal, .text, .uri: "TEXT"
             case .double, .float, .date: "REAL"
-            case .text, .uri: "TEXT"
             case .blob, .uuid: "BLOB"
             }
         case .postgres:

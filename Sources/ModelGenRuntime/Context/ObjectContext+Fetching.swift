@@ -17,36 +17,45 @@ extension ObjectContext {
         // means: then every row is checked in memory.
         let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
         let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition) }
-        let windowInSQL = compiled?.residue == nil && !pending
+        // Decimals are stored as text: SQL cannot order them by value.
+        let sortsInMemory = request.sortDescriptors.contains { entity.attributes[$0.slot].type == .decimal }
+        let windowInSQL = compiled?.residue == nil && !pending && !sortsInMemory
         let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
         var sql =
             "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
             + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
         if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
         sql += " ORDER BY " + (request.sortDescriptors.map(\.sql) + ["\"_pk\""]).joined(separator: ", ")
-        if windowInSQL, request.fetchLimit != nil || request.fetchOffset > 0 {
-            sql += " LIMIT \(request.fetchLimit ?? -1) OFFSET \(request.fetchOffset)"
+        let limit = request.effectiveLimit
+        if windowInSQL, limit != nil || request.fetchOffset > 0 {
+            sql += " LIMIT \(limit ?? -1) OFFSET \(request.fetchOffset)"
         }
         var objects = try materialize(T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly)
         if windowInSQL { return objects }
         let condition = request.predicate?.condition
         if pending {
             // Objects changed in memory may no longer match, or may match now.
+            // Unchanged objects need only what SQL left out; changed ones the whole condition.
+            let residue = compiled?.residue
             objects = objects.filter { object in
-                (object.changedMask == 0 && object.relationshipMask == 0 && !throughRelationships)
-                    || condition.map { PredicateEvaluator.matches($0, object) } ?? true
+                if object.changedMask == 0 && object.relationshipMask == 0 && !throughRelationships {
+                    return residue.map { PredicateEvaluator.matches($0, object) } ?? true
+                }
+                return condition.map { PredicateEvaluator.matches($0, object) } ?? true
             }
             let present = Set(objects.map(ObjectIdentifier.init))
             for object in updatedObjects + insertedObjects where !object.isListedAsDeleted {
-                guard let object = object as? T, !present.contains(ObjectIdentifier(object)) else { continue }
-                if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true { objects.append(object) }
+                // By entity, not by class: the entity's sub-entities are what a fetch returns.
+                guard entity.includes(type(of: object).entityDescription.entityID), !present.contains(ObjectIdentifier(object)) else { continue }
+                if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true { objects.append(unsafeBitCast(object, to: T.self)) }
             }
             objects = Self.sorted(objects, by: request.sortDescriptors)
-        } else if let residue = compiled?.residue {
-            objects = objects.filter { PredicateEvaluator.matches(residue, $0) }
+        } else {
+            if let residue = compiled?.residue { objects = objects.filter { PredicateEvaluator.matches(residue, $0) } }
+            if sortsInMemory { objects = Self.sorted(objects, by: request.sortDescriptors) }
         }
         let start = min(request.fetchOffset, objects.count)
-        let end = request.fetchLimit.map { min(start + $0, objects.count) } ?? objects.count
+        let end = limit.map { min(start + $0, objects.count) } ?? objects.count
         return Array(objects[start..<end])
     }
 
@@ -68,7 +77,7 @@ extension ObjectContext {
             return Int(statement.int64(0))
         }
         let afterOffset = max(0, total - request.fetchOffset)
-        return request.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+        return request.effectiveLimit.map { min($0, afterOffset) } ?? afterOffset
     }
 
     /// Sorts objects in memory the way SQL orders their rows: by the descriptors, then by row

@@ -139,12 +139,9 @@ extension ObjectContext {
             default: break
             }
             if relationship.isToMany {
+                // Core Data checks a to-many's counts only: a non-optional one without a minimum
+                // (or with 0) may be empty, and an optional one may be empty whatever its minimum.
                 let count = try object.loadedToMany(index).objects.count
-                if !relationship.isOptional && count == 0 && (relationship.minCount ?? 1) > 0 {
-                    throw DatabaseError(
-                        .validation, "\(entity.name).\(relationship.name) is required and is empty", entity: entity.name,
-                        property: relationship.name)
-                }
                 if let minimum = relationship.minCount, count < minimum, count > 0 || !relationship.isOptional {
                     throw DatabaseError(
                         .validation, "\(entity.name).\(relationship.name) has \(count) objects, fewer than its minimum \(minimum)",

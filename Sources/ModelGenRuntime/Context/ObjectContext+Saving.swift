@@ -90,6 +90,7 @@ extension ObjectContext {
             for object in objects[run] {
                 var next = object.bindAttributes(to: statement, startingAt: 1, mask: .max, entity)
                 if entity.hasForeignKeys { next = bindForeignKeys(object, entity, statement, next, mask: .max) }
+                try statement.checkStorable(object, entity)
                 try statement.run()
                 // The statement binds every parameter anew for the next row.
                 statement.resetForRebinding()
@@ -146,6 +147,7 @@ extension ObjectContext {
             if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
             statement.bind(object.objectID.rowID, at: next)
             statement.bind(version, at: next + 1)
+            try statement.checkStorable(object, entity)
             try statement.run()
         }
         try write(expecting: object.version)

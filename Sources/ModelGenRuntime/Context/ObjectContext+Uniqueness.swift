@@ -59,6 +59,7 @@ extension ObjectContext {
         case .real(let number): String(number)
         case .text(let text): "\"\(text)\""
         case .blob(let bytes): "<\(bytes.count) bytes>"
+        case .decimal(let number): "\(number)"
         }
     }
 

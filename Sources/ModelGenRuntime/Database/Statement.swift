@@ -38,7 +38,31 @@ public final class Statement {
 
     public func bindNull(_ index: Int32) { sqlite3_bind_null(statement, index) }
     public func bind(_ value: Int64, at index: Int32) { sqlite3_bind_int64(statement, index, value) }
-    public func bind(_ value: Double, at index: Int32) { sqlite3_bind_double(statement, index, value) }
+    public func bind(_ value: Double, at index: Int32) {
+        // SQLite stores NaN as NULL and -0.0 as 0 (a REAL column keeps integral values as
+        // integers): noted, so that a save refuses the value instead of storing another one.
+        if value.isNaN || (value == 0 && value.sign == .minus) { unstorableParameter = index }
+        sqlite3_bind_double(statement, index, value)
+    }
+
+    /// The parameter last bound with a `Double` SQLite cannot give back as it is (NaN, -0.0); 0
+    /// for none. A save checks and clears it after binding each row.
+    var unstorableParameter: Int32 = 0
+
+    /// Throws `.validation` when a value bound since the last call cannot be stored as it is.
+    func checkStorable(_ object: ManagedObject, _ entity: EntityDescription) throws(DatabaseError) {
+        guard unstorableParameter != 0 else { return }
+        unstorableParameter = 0
+        let slot = entity.attributes.indices.first { slot in
+            guard let number = (object.value(atSlot: slot) as? Double) ?? (object.value(atSlot: slot) as? Float).map(Double.init) else { return false }
+            return number.isNaN || (number == 0 && number.sign == .minus)
+        }
+        let name = slot.map { entity.attributes[$0].name }
+        throw DatabaseError(
+            .validation,
+            "\(entity.name).\(name ?? "a number") is NaN or -0.0, which SQLite cannot store as it is (NaN becomes NULL, -0.0 becomes 0)",
+            entity: entity.name, property: name)
+    }
     public func bind(_ value: Bool, at index: Int32) { sqlite3_bind_int64(statement, index, value ? 1 : 0) }
 
     public func bind(_ value: String, at index: Int32) {

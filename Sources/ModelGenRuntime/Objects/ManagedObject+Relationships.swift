@@ -73,7 +73,7 @@ extension ManagedObject {
         do {
             try body()
         } catch {
-            preconditionFailure("a relationship of \(Self.entityDescription.name) could not be read: \(error)")
+            preconditionFailure("a relationship of \(Self.entityDescription.name) could not be changed: \(error)")
         }
     }
 
@@ -170,7 +170,20 @@ extension ManagedObject {
         context?.store.entity(entityID)?.includes(entity.entityID) ?? false
     }
 
+    /// Refuses a destination that lives in another context (or in none while this object has
+    /// one, or the other way round): its inverse would change there and the link would be saved
+    /// as nothing here. Core Data refuses it too.
+    private func checkSameContext(_ destination: ManagedObject, _ index: Int) throws(DatabaseError) {
+        guard destination.context !== context else { return }
+        let entity = Self.entityDescription
+        throw DatabaseError(
+            .misuse,
+            "\(entity.name).\(relationships[index].name) cannot lead to an object of another context (\(type(of: destination).entityDescription.name) \(destination.objectID)); fetch it in this context first",
+            entity: entity.name, property: relationships[index].name)
+    }
+
     final func assignToOne(_ destination: ManagedObject?, _ index: Int) throws(DatabaseError) {
+        if let destination { try checkSameContext(destination, index) }
         let old = try loadedToOne(index)
         if old === destination { return }
         if let inverse = relationships[index].inverse {
@@ -181,6 +194,7 @@ extension ManagedObject {
     }
 
     final func assignToMany(_ destinations: [ManagedObject], _ index: Int) throws(DatabaseError) {
+        for destination in destinations { try checkSameContext(destination, index) }
         let current = try loadedToMany(index)
         let wanted = LinkList(destinations)
         for object in current.objects where !wanted.contains(object) { try unlink(object, index) }
@@ -192,6 +206,7 @@ extension ManagedObject {
     }
 
     final func link(_ destination: ManagedObject, _ index: Int) throws(DatabaseError) {
+        try checkSameContext(destination, index)
         let list = try loadedToMany(index)
         if list.contains(destination) { return }
         if let inverse = relationships[index].inverse { try destination.attachInverse(inverse, to: self, index) }

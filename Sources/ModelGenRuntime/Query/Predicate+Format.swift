@@ -53,6 +53,10 @@ struct FormatConverter<T: ManagedObject> {
         var op = comparison.op
         var lhs = comparison.lhs
         var rhs = comparison.rhs
+        // `object IN relationship`: membership.
+        if op == .in, try path(of: lhs) == nil, let path = try path(of: rhs), !path.isEmpty {
+            return try membership(path[...], in: entity, try value(lhs))
+        }
         // `value op key` is read as `key op' value`.
         if try path(of: lhs) == nil, try path(of: rhs) != nil {
             swap(&lhs, &rhs)
@@ -85,6 +89,11 @@ struct FormatConverter<T: ManagedObject> {
                 guard rest.count == 1, relationship.isToMany else { throw fail("@count needs a to-many relationship") }
                 guard let count = Self.integer(value) else { throw fail("@count compares with a number") }
                 return .count(relationship: index, op: op, value: count)
+            }
+            if rest.isEmpty, relationship.isToMany, op == .equal, quantifier == .any || quantifier == .noneOf {
+                // `ANY tags == %@` / `NONE tags == %@`: membership.
+                let member = try membership([name][...], in: entity, value)
+                return quantifier == .noneOf ? .not(member) : member
             }
             if rest.isEmpty {
                 guard !relationship.isToMany, op == .equal || op == .notEqual else {
@@ -140,6 +149,25 @@ struct FormatConverter<T: ManagedObject> {
             }
             return .compare(slot: slot, op: op, options: options, value: try stored(value, attribute, entity))
         }
+    }
+
+    /// `value IN path`, where `path` ends in a relationship and `value` is an object.
+    private func membership(_ path: ArraySlice<String>, in entity: EntityDescription, _ value: Any?) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
+        let name = path.first!
+        guard let index = entity.relationshipIndex(of: name) else {
+            throw DatabaseError(.unknownKey, "\(entity.name) has no relationship '\(name)'", entity: entity.name, property: name)
+        }
+        let relationship = entity.relationships[index]
+        if path.count > 1 {
+            guard !relationship.isToMany, let destination = relationship.destination?.entityDescription else {
+                throw fail("'IN' follows to-one relationships only before the last key")
+            }
+            return .toOne(relationship: index, inner: try membership(path.dropFirst(), in: destination, value))
+        }
+        guard let object = value as? ManagedObject else {
+            throw DatabaseError(.wrongType, "'\(name)' is a relationship: what is IN it is an object", entity: entity.name, property: name)
+        }
+        return .member(relationship: index, object: object)
     }
 
     private static func integer(_ value: Any?) -> Int64? {

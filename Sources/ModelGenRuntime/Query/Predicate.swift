@@ -59,6 +59,16 @@ public struct ObjectPredicate<T: ManagedObject> {
         ObjectPredicate(.identity(relationship: relationshipIndex(of: relationship), equal: equal, object: object))
     }
 
+    /// Objects whose to-many `relationship` includes `object` (Core Data's `%@ IN tags`).
+    public static func contains<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ object: D) -> ObjectPredicate {
+        ObjectPredicate(.member(relationship: relationshipIndex(of: relationship), object: object))
+    }
+
+    /// Objects whose ordered to-many `relationship` includes `object`.
+    public static func contains<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ object: D) -> ObjectPredicate {
+        ObjectPredicate(.member(relationship: relationshipIndex(of: relationship), object: object))
+    }
+
     static func relationshipIndex(of keyPath: AnyKeyPath) -> Int {
         guard let index = T.relationshipIndex(for: keyPath) else {
             preconditionFailure("\(keyPath) is not a relationship of \(T.entityDescription.name)")

@@ -39,11 +39,15 @@ struct CompiledPredicate<T: ManagedObject> {
     /// SQL for `condition` on `entity`'s table when it is exact, else `nil`.
     private static func fragment(_ condition: PredicateCondition, _ entity: EntityDescription, _ parameters: inout [StoredValue]) -> String? {
         func column(_ slot: Int) -> String { quoted(entity.attributes[slot].column) }
+        // Decimals are stored as text, whose SQL order is not their numeric order: in memory.
+        func isDecimal(_ slot: Int) -> Bool { entity.attributes[slot].type == .decimal }
         switch condition {
         case .constant(let value):
             return value ? "1" : "0"
         case .not(let inner):
-            return fragment(inner, entity, &parameters).map { "NOT (\($0))" }
+            // Two-valued, as in memory: a comparison with NULL is false, so its negation is true
+            // (SQL's NULL would make `NOT (x < 3)` exclude a row whose x is NULL).
+            return fragment(inner, entity, &parameters).map { "NOT ifnull((\($0)), 0)" }
         case .and(let terms), .or(let terms):
             var parts: [String] = []
             for term in terms {
@@ -53,6 +57,9 @@ struct CompiledPredicate<T: ManagedObject> {
             if parts.isEmpty { return { if case .and = condition { "1" } else { "0" } }() }
             if case .and = condition { return parts.joined(separator: " AND ") }
             return parts.joined(separator: " OR ")
+        case .oneOf(let slot, _) where isDecimal(slot), .between(let slot, _, _) where isDecimal(slot),
+            .compare(let slot, _, _, _) where isDecimal(slot):
+            return nil
         case .oneOf(let slot, let values):
             let column = column(slot)
             let present = values.filter { $0 != .null }
@@ -71,13 +78,19 @@ struct CompiledPredicate<T: ManagedObject> {
                 let innerSQL = fragment(inner, destination, &parameters)
             else { return nil }
             let table = quoted(destination.table)
+            // A to-one that leads nowhere matches when the inner condition holds of nothing.
+            let orNowhere: Bool = if case .toOne = condition { inner.holdsOfNothing } else { false }
             switch relationship.storage {
             case .foreignKey(let key):
-                return "(\(quoted(key)) IS NOT NULL AND \(quoted(key)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
+                let test = "\(quoted(key)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL))"
+                return orNowhere ? "(\(quoted(key)) IS NULL OR \(test))" : "(\(quoted(key)) IS NOT NULL AND \(test))"
             case .inverseForeignKey(let key, _):
-                return "\"_pk\" IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL AND (\(innerSQL)))"
+                let test = "\"_pk\" IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL AND (\(innerSQL)))"
+                guard orNowhere else { return test }
+                return "(\"_pk\" NOT IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL) OR \(test))"
             case .joinTable(let join, let source, let target, _):
-                return "\"_pk\" IN (SELECT \(quoted(source)) FROM \(quoted(join)) WHERE \(quoted(target)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
+                let test = "\"_pk\" IN (SELECT \(quoted(source)) FROM \(quoted(join)) WHERE \(quoted(target)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
+                return orNowhere ? "(\"_pk\" NOT IN (SELECT \(quoted(source)) FROM \(quoted(join))) OR \(test))" : test
             }
         case .count(let index, let op, let value):
             let relationship = entity.relationships[index]
@@ -100,6 +113,22 @@ struct CompiledPredicate<T: ManagedObject> {
             guard !object.objectID.isTemporary, object.context != nil else { return nil }
             parameters.append(.integer(object.objectID.rowID))
             return "\(quoted(key)) IS \(equal ? "" : "NOT ")?"
+        case .member(let index, let object):
+            // An unsaved object has no row yet: in memory.
+            guard !object.objectID.isTemporary, object.context != nil else { return nil }
+            let relationship = entity.relationships[index]
+            guard let destination = relationship.destination?.entityDescription, destination.includes(object.objectID.entityID) else {
+                return "0"
+            }
+            parameters.append(.integer(object.objectID.rowID))
+            switch relationship.storage {
+            case .foreignKey(let key):
+                return "\(quoted(key)) IS ?"
+            case .inverseForeignKey(let key, _):
+                return "\"_pk\" IN (SELECT \(quoted(key)) FROM \(quoted(destination.table)) WHERE \"_pk\" = ?)"
+            case .joinTable(let join, let source, let target, _):
+                return "\"_pk\" IN (SELECT \(quoted(source)) FROM \(quoted(join)) WHERE \(quoted(target)) = ?)"
+            }
         }
     }
 
@@ -120,6 +149,8 @@ struct CompiledPredicate<T: ManagedObject> {
         _ parameters: inout [StoredValue]
     ) -> String? {
         guard options.isEmpty else { return nil }  // folding rules SQLite does not share: in memory
+        // NaN equals nothing and orders with nothing (bound, SQLite would read it as NULL).
+        if case .real(let number) = value, number.isNaN { return op == .notEqual ? "1" : "0" }
         switch op {
         case .equal:
             parameters.append(value)
@@ -175,8 +206,7 @@ enum PredicateEvaluator {
         case .compare(let slot, let op, let options, let operand):
             return compare(value(slot, object), op, options, operand)
         case .toOne(let index, let inner):
-            // A relationship that cannot be read matches nothing.
-            guard let destination = (try? object.loadedToOne(index)) ?? nil else { return false }
+            guard let destination = (try? object.loadedToOne(index)) ?? nil else { return inner.holdsOfNothing }
             return matches(inner, destination)
         case .any(let index, let inner):
             let relationship = type(of: object).entityDescription.relationships[index]
@@ -196,7 +226,11 @@ enum PredicateEvaluator {
             return compare(.integer(Int64(count)), op, [], .integer(value))
         case .identity(let index, let equal, let expected):
             let actual = (try? object.loadedToOne(index)) ?? nil
-            return (actual === expected) == equal
+            return isSameRow(actual, expected) == equal
+        case .member(let index, let expected):
+            let relationship = type(of: object).entityDescription.relationships[index]
+            if !relationship.isToMany { return isSameRow((try? object.loadedToOne(index)) ?? nil, expected) }
+            return ((try? object.loadedToMany(index).objects) ?? []).contains { isSameRow($0, expected) }
         }
     }
 
@@ -205,6 +239,7 @@ enum PredicateEvaluator {
     }
 
     static func compare(_ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue) -> Bool {
+        if stored.isNaN || operand.isNaN { return op == .notEqual }
         switch op {
         case .equal, .notEqual:
             var equal: Bool

@@ -10,7 +10,9 @@ indirect enum PredicateCondition {
     case compare(slot: Int, op: ComparisonOperator, options: ComparisonOptions, value: StoredValue)
     case oneOf(slot: Int, values: [StoredValue])
     case between(slot: Int, low: StoredValue, high: StoredValue)
-    /// The to-one relationship leads to an object matching `inner`.
+    /// The to-one relationship leads to an object matching `inner`, or leads nowhere and `inner`
+    /// holds of nothing (`inner.holdsOfNothing`: NSPredicate's `customer.name == nil` matches an
+    /// order without a customer).
     case toOne(relationship: Int, inner: PredicateCondition)
     /// Some object of the to-many relationship matches `inner` (`ANY`).
     case any(relationship: Int, inner: PredicateCondition)
@@ -18,6 +20,16 @@ indirect enum PredicateCondition {
     case count(relationship: Int, op: ComparisonOperator, value: Int64)
     /// The to-one relationship leads (or not) to exactly `object`.
     case identity(relationship: Int, equal: Bool, object: ManagedObject?)
+    /// `object` is one of the relationship's destinations (`%@ IN tags`, `ANY tags == %@`).
+    case member(relationship: Int, object: ManagedObject)
+}
+
+/// Whether two objects stand for the same row: the same object, or saved objects with one
+/// `objectID` (an object of another context names its row, as in Core Data).
+func isSameRow(_ a: ManagedObject?, _ b: ManagedObject?) -> Bool {
+    guard let a, let b else { return a == nil && b == nil }
+    if a === b { return true }
+    return !a.objectID.isTemporary && a.objectID == b.objectID
 }
 
 extension PredicateCondition {
@@ -27,7 +39,29 @@ extension PredicateCondition {
         case .constant, .compare, .oneOf, .between: false
         case .not(let inner): inner.followsRelationships
         case .and(let terms), .or(let terms): terms.contains { $0.followsRelationships }
-        case .toOne, .any, .count, .identity: true
+        case .toOne, .any, .count, .identity, .member: true
+        }
+    }
+}
+
+extension PredicateCondition {
+    /// What the condition gives for an object that is not there, as at the end of a to-one that
+    /// leads nowhere: every key path from it is nil and every collection empty (NSPredicate's
+    /// semantics, the same in SQL and in memory).
+    var holdsOfNothing: Bool {
+        switch self {
+        case .constant(let value): value
+        case .not(let inner): !inner.holdsOfNothing
+        case .and(let terms): terms.allSatisfy(\.holdsOfNothing)
+        case .or(let terms): terms.contains(where: \.holdsOfNothing)
+        case .compare(_, let op, let options, let value): PredicateEvaluator.compare(.null, op, options, value)
+        case .oneOf(_, let values): values.contains(.null)
+        case .between: false
+        case .toOne(_, let inner): inner.holdsOfNothing
+        case .any: false
+        case .count(_, let op, let value): PredicateEvaluator.compare(.integer(0), op, [], .integer(value))
+        case .identity(_, let equal, let object): (object == nil) == equal
+        case .member: false
         }
     }
 }

@@ -41,8 +41,12 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
 public struct FetchRequest<T: ManagedObject> {
     public var predicate: ObjectPredicate<T>?
     public var sortDescriptors: [ObjectSortDescriptor<T>]
+    /// The most objects to return; `nil` or 0 (as in Core Data) for no limit.
     public var fetchLimit: Int?
     public var fetchOffset: Int
+
+    /// The limit applied: none for `nil`, 0 or less.
+    var effectiveLimit: Int? { fetchLimit.flatMap { $0 > 0 ? $0 : nil } }
 
     public init(
         predicate: ObjectPredicate<T>? = nil, sortDescriptors: [ObjectSortDescriptor<T>] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0

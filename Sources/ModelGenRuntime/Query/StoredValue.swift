@@ -7,6 +7,8 @@ enum StoredValue: Hashable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+    /// A `Decimal`, stored as its text (exact); compared by value, in memory only.
+    case decimal(Decimal)
 
     /// The stored form of `value` for an attribute of `type`; `nil` when `value` does not fit the type.
     static func from(_ value: Any?, for type: ValueType) -> StoredValue? {
@@ -19,7 +21,12 @@ enum StoredValue: Hashable {
             if let number = value as? Float { return .real(Double(number)) }
             if let flag = value as? Bool { return .integer(flag ? 1 : 0) }
             return nil
-        case .double, .float, .decimal:
+        case .decimal:
+            if let number = value as? Decimal { return .decimal(number) }
+            if let number = value as? any BinaryInteger, let integer = Int64(exactly: number) { return .decimal(Decimal(integer)) }
+            if let number = value as? Double, number.isFinite { return .decimal(Decimal(number)) }
+            return nil
+        case .double, .float:
             if let number = value as? Double { return .real(number) }
             if let number = value as? Float { return .real(Double(number)) }
             if let number = value as? Decimal { return .real(NSDecimalNumber(decimal: number).doubleValue) }
@@ -53,6 +60,7 @@ enum StoredValue: Hashable {
         case .real(let number): statement.bind(number, at: index)
         case .text(let text): statement.bind(text, at: index)
         case .blob(let bytes): statement.bind(bytes, at: index)
+        case .decimal(let number): number.bind(statement, index)
         }
     }
 
@@ -61,7 +69,7 @@ enum StoredValue: Hashable {
         func rank(_ value: StoredValue) -> Int {
             switch value {
             case .null: 0
-            case .integer, .real: 1
+            case .integer, .real, .decimal: 1
             case .text: 2
             case .blob: 3
             }
@@ -75,6 +83,14 @@ enum StoredValue: Hashable {
             let x = caseInsensitive ? Self.asciiLowercased(a) : Array(a.utf8)
             let y = caseInsensitive ? Self.asciiLowercased(b) : Array(b.utf8)
             return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case let (.decimal(a), .decimal(b)):
+            return a < b ? -1 : (a > b ? 1 : 0)
+        case (.decimal(let a), .integer), (.decimal(let a), .real):
+            let b = Decimal(rhs.number!)
+            return a < b ? -1 : (a > b ? 1 : 0)
+        case (.integer, .decimal(let b)), (.real, .decimal(let b)):
+            let a = Decimal(lhs.number!)
+            return a < b ? -1 : (a > b ? 1 : 0)
         case let (.blob(a), .blob(b)):
             return a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
         default:
@@ -82,10 +98,15 @@ enum StoredValue: Hashable {
         }
     }
 
+    var isNaN: Bool {
+        if case .real(let number) = self { number.isNaN } else { false }
+    }
+
     var number: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .real(let value): value
+        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
         default: nil
         }
     }

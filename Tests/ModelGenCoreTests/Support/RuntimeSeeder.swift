@@ -38,7 +38,11 @@ enum RuntimeSeeder {
 
     /// Runtime descriptions of `model`'s entities; `patterns: false` leaves out regular
     /// expressions (generic seed values do not match arbitrary ones).
-    static func runtimeModel(_ model: ObjectModel, _ schema: RelationalSchema, patterns: Bool = true) -> PersistentStore.Model {
+    /// `defaults` gives the value a new object starts with (entity and attribute name; `nil` for
+    /// none), as generated code's `modelGenInitialValue(atSlot:)` does.
+    static func runtimeModel(
+        _ model: ObjectModel, _ schema: RelationalSchema, patterns: Bool = true, defaults: (String, String) -> Any? = { _, _ in nil }
+    ) -> PersistentStore.Model {
         let metadata = SwiftGenerator.runtimeMetadata(model: model, schema: schema)
         let classes = Dictionary(uniqueKeysWithValues: metadata.map { ($0.name, Registry.newClass()) })
         var descriptions: [EntityDescription] = []
@@ -60,7 +64,10 @@ enum RuntimeSeeder {
                 name: entity.name, table: entity.table, entityID: Int32(entity.entityID), fetchedEntityIDs: entity.fetchedEntityIDs.map(Int32.init),
                 attributes: attributes, relationships: relationships, columns: entity.columns,
                 uniquenessConstraints: entity.uniquenessConstraints, objectType: classes[entity.name])
-            Registry.register(description, for: classes[entity.name]!)
+            let initial = Dictionary(uniqueKeysWithValues: attributes.enumerated().compactMap { slot, attribute in
+                defaults(entity.name, attribute.name).map { (slot, $0) }
+            })
+            Registry.register(description, initialValues: initial, for: classes[entity.name]!)
             descriptions.append(description)
         }
         return PersistentStore.Model(
@@ -267,12 +274,14 @@ final class DynamicEntity<Tag: EntityTag>: ManagedObject, GeneratedEntity {
     static var modelGenEntity: EntityDescription { Registry.description(of: self) }
     static func modelGenSlot(for keyPath: AnyKeyPath) -> Int? { nil }
     static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int? { nil }
+    static func modelGenInitialValue(atSlot slot: Int) -> Any? { Registry.initialValue(of: self, atSlot: slot) }
 }
 
 /// The description of each dynamic class. Classes are never reused, so tests running at once
 /// with different models do not meet.
 enum Registry {
-    private static let state = Mutex<(next: Int, descriptions: [ObjectIdentifier: EntityDescription])>((1, [:]))
+    private static let state = Mutex<(next: Int, descriptions: [ObjectIdentifier: EntityDescription], initialValues: [ObjectIdentifier: [Int: InitialValue]])>(
+        (1, [:], [:]))
 
     static func newClass() -> ManagedObject.Type {
         let number = state.withLock { state in
@@ -282,8 +291,20 @@ enum Registry {
         return entityClass(tag(number))
     }
 
-    static func register(_ description: EntityDescription, for type: ManagedObject.Type) {
-        state.withLock { $0.descriptions[ObjectIdentifier(type)] = description }
+    static func register(_ description: EntityDescription, initialValues: [Int: Any] = [:], for type: ManagedObject.Type) {
+        state.withLock {
+            $0.descriptions[ObjectIdentifier(type)] = description
+            $0.initialValues[ObjectIdentifier(type)] = initialValues.mapValues(InitialValue.init)
+        }
+    }
+
+    static func initialValue(of type: ManagedObject.Type, atSlot slot: Int) -> Any? {
+        state.withLock { $0.initialValues[ObjectIdentifier(type)]?[slot] }?.value
+    }
+
+    /// A default value (Foundation values and numbers, immutable once registered).
+    private struct InitialValue: @unchecked Sendable {
+        let value: Any
     }
 
     static func description(of type: ManagedObject.Type) -> EntityDescription {
