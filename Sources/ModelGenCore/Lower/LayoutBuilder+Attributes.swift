@@ -41,6 +41,14 @@ extension LayoutBuilder {
     mutating func addProperties(of entity: Int, attributes: consuming AttributeColumns?) {
         guard let tableIndex = tableOfRoot[model.entities[entity].root] else { return }
         if var attributes = attributes.take() {
+            for position in attributes.columns.indices {
+                let column = attributes.columns[position].column
+                let name = claimColumnName(column.name, table: tableIndex, entity: entity, source: column.source ?? "", explicit: isNamedByUser(column))
+                if name != column.name {
+                    attributes.columns[position].column.name = name
+                    attributes.checks = attributes.checks.map { $0.renamingColumn(column.name, to: name) }
+                }
+            }
             Self.append(&attributes.columns, to: &tables[tableIndex].columns)
             Self.append(&attributes.checks, to: &tables[tableIndex].checks)
             for diagnostic in attributes.diagnostics { diagnostics.report(diagnostic) }
@@ -48,6 +56,38 @@ extension LayoutBuilder {
         for position in model.entities[entity].relationships.indices where !model.entities[entity].relationships[position].isTransient {
             addRelationship(RelationshipRef(entity: entity, index: position), table: tableIndex)
         }
+    }
+
+    /// Whether the user named the column of an attribute (`modelgen.sqlName`): a collision of
+    /// such a name stays an error instead of being resolved.
+    private func isNamedByUser(_ column: Column) -> Bool {
+        guard let source = column.source, let dot = source.firstIndex(of: "."),
+            let entity = model.entities.firstIndex(where: { $0.name == source[..<dot] })
+        else { return false }
+        let property = source[source.index(after: dot)...].split(separator: ".").first.map(String.init) ?? ""
+        return model.entities[entity].attributes.first { $0.name == property }?.userInfo[StandardLayout.sqlNameKey] != nil
+    }
+
+    /// A name for a new column of `table`: `name`, or when another property of the table already
+    /// has it (same-named properties of sibling sub-entities, as Core Data allows), `name` with
+    /// the entity's name after it (then a number). The first entity in the hierarchy's order keeps
+    /// the plain name, so adding a sibling later renames at most the new one's column. A name the
+    /// user chose (`explicit`) is kept, and `checkNames` reports the collision.
+    mutating func claimColumnName(_ name: String, table: Int, entity: Int, source: String, explicit: Bool) -> String {
+        if takenColumnNames[table] == nil { takenColumnNames[table] = Set(tables[table].columns.map(\.column.name)) }
+        var chosen = name
+        if !explicit, takenColumnNames[table]!.contains(name) {
+            let suffix = SQLNaming.snakeCase(model.entities[entity].name)
+            chosen = SQLNaming.fitted(name + "_" + suffix)
+            var number = 2
+            while takenColumnNames[table]!.contains(chosen) {
+                chosen = SQLNaming.fitted(name + "_" + suffix + "_\(number)")
+                number += 1
+            }
+            renamedColumns[source] = chosen
+        }
+        takenColumnNames[table]!.insert(chosen)
+        return chosen
     }
 
     /// Appends `items` to `array`, leaving `items` empty. When `items` is the longer one (a
@@ -163,5 +203,22 @@ extension LayoutBuilder {
     static func integer(_ value: AttributeValue) -> Int64? {
         if case .integer(let number) = value { return number }
         return nil
+    }
+}
+
+extension Check.Condition {
+    /// The same condition on column `new` where it was on `old`.
+    func renamingColumn(_ old: String, to new: String) -> Check.Condition {
+        func renamed(_ column: String) -> String { column == old ? new : column }
+        switch self {
+        case .oneOf(let column, let values): return .oneOf(column: renamed(column), values: values)
+        case .range(let column, let minimum, let maximum): return .range(column: renamed(column), minimum: minimum, maximum: maximum)
+        case .length(let column, let minimum, let maximum): return .length(column: renamed(column), minimum: minimum, maximum: maximum)
+        case .integerWidth(let column, let type): return .integerWidth(column: renamed(column), type: type)
+        case .requiredFor(let column, let entityIDs): return .requiredFor(column: renamed(column), entityIDs: entityIDs)
+        case .matches(let column, let pattern): return .matches(column: renamed(column), pattern: pattern)
+        case .isBoolean(let column): return .isBoolean(column: renamed(column))
+        case .byteCount(let column, let bytes): return .byteCount(column: renamed(column), bytes: bytes)
+        }
     }
 }

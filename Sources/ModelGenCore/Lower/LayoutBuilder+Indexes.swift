@@ -10,6 +10,12 @@ extension LayoutBuilder {
             "uniqueness constraint names '\(name)', whose key is stored on the other side of a one-to-one; it is left out")
     }
 
+    static func toManyIndexElement(_ index: String, _ relationship: String) -> DiagnosticMessage {
+        DiagnosticMessage(
+            "index-on-to-many", .warning,
+            "index '\(index)' names to-many relationship '\(relationship)', whose links are not in this table; the element is left out")
+    }
+
     /// The columns that store property `name` of `entity` (several for a composite).
     func columns(ofProperty name: String, in entity: Int) -> [String]? {
         guard let ref = model.property(named: name, in: entity) else { return nil }
@@ -17,17 +23,20 @@ extension LayoutBuilder {
         case .attribute:
             let attribute = model.attribute(ref)!
             let base = sqlName(attribute.name, userInfo: attribute.userInfo)
+            let source = String.concatenating(model.entities[ref.entity].name, ".", attribute.name)
             if attribute.type == .composite, let composite = model.composites.first(where: { $0.name == attribute.compositeName }) {
                 return composite.attributes.filter { !$0.isTransient }.map {
-                    SQLNaming.fitted(base + "_" + sqlName($0.name, userInfo: $0.userInfo))
+                    renamedColumns[source + "." + $0.name] ?? SQLNaming.fitted(base + "_" + sqlName($0.name, userInfo: $0.userInfo))
                 }
             }
-            return [base]
+            return [renamedColumns[source] ?? base]
         case .relationship(let owner, let index):
             let ref = RelationshipRef(entity: owner, index: index)
             let relationship = model.relationship(ref)
+            // A to-many's links are in another table (Core Data ignores it in an index).
+            if relationship.isToMany { return nil }
             if let inverse = mutualInverse(of: ref), !inverse.isToMany, !isOwner(ref) { return nil }
-            return [foreignKeyColumn(relationship)]
+            return [renamedColumns[String.concatenating(model.entities[owner].name, ".", relationship.name)] ?? foreignKeyColumn(relationship)]
         case .fetchedProperty:
             return nil
         }
@@ -65,6 +74,12 @@ extension LayoutBuilder {
             for element in index.elements {
                 guard let property = element.property, !property.isEmpty else {
                     diagnostics.report(Self.unsupportedIndexElement(index.name), at: model.location(element.line, element: "fetchIndexElement"))
+                    continue
+                }
+                if case .relationship(let owner, let position)? = model.property(named: property, in: entity),
+                    model.entities[owner].relationships[position].isToMany
+                {
+                    diagnostics.report(Self.toManyIndexElement(index.name, property), at: model.location(element.line, element: "fetchIndexElement"))
                     continue
                 }
                 for column in columns(ofProperty: property, in: entity) ?? [] {

@@ -49,7 +49,10 @@ extension LayoutBuilder {
             // The inverse's `_pk` column on the destination holds the link; an ordered relationship
             // adds the position there.
             if relationship.isOrdered, let destinationTable = tableOfRoot[model.entities[destination].root] {
-                let name = SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position")
+                let name = claimColumnName(
+                    SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position"), table: destinationTable,
+                    entity: destination, source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name) + "#position",
+                    explicit: false)
                 tables[destinationTable].columns.append(
                     PlannedColumn(
                         column: Column(
@@ -66,13 +69,15 @@ extension LayoutBuilder {
     private mutating func addToOneColumn(
         _ ref: RelationshipRef, _ relationship: Relationship, destination: Int, inverse: Relationship?, table: Int
     ) {
-        let name = foreignKeyColumn(relationship)
+        let source = String.concatenating(model.entities[ref.entity].name, ".", relationship.name)
+        let name = claimColumnName(
+            foreignKeyColumn(relationship), table: table, entity: ref.entity, source: source,
+            explicit: relationship.userInfo[StandardLayout.sqlNameKey] != nil)
         let required = relationship.isOptional ? nil : requirement(of: ref.entity)
         tables[table].columns.append(
             PlannedColumn(
                 column: Column(
-                    name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship,
-                    source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name)),
+                    name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship, source: source),
                 location: SourceAnchor(line: relationship.line, attribute: "name")))
         if let required, !relationship.isOptional { tables[table].checks.append(.requiredFor(column: name, entityIDs: required)) }
         if let target = tableOfRoot[model.entities[destination].root], let action = Self.deleteAction(forInverse: inverse) {
@@ -93,7 +98,18 @@ extension LayoutBuilder {
         guard let target = tableOfRoot[model.entities[destination].root] else { return }
         let sourceName = model.entities[ref.entity].name
         let relationshipName = sqlName(relationship.name, userInfo: relationship.userInfo)
-        let name = SQLNaming.fitted(tables[table].name + "_" + relationshipName)
+        // A join table whose name an entity's table (or another join table) already has is
+        // told apart by a suffix, unless the user named the relationship's table.
+        var name = SQLNaming.fitted(tables[table].name + "_" + relationshipName)
+        if relationship.userInfo[StandardLayout.sqlNameKey] == nil, tables.contains(where: { $0.name == name }) {
+            let base = name
+            name = SQLNaming.fitted(base + "_link")
+            var number = 2
+            while tables.contains(where: { $0.name == name }) {
+                name = SQLNaming.fitted(base + "_link_\(number)")
+                number += 1
+            }
+        }
         let ownerColumn = SQLNaming.fitted(SQLNaming.snakeCase(sourceName) + "_pk")
         var targetColumn = SQLNaming.fitted(relationshipName + "_pk")
         if targetColumn == ownerColumn { targetColumn = SQLNaming.fitted(relationshipName + "_target_pk") }

@@ -58,6 +58,11 @@ struct LayoutBuilder {
     var tableOfRoot: [Int: Int] = [:]
     var tables: [PlannedTable] = []
     var indexes: [Index] = []
+    /// Column names taken so far, by table index (made on first use).
+    var takenColumnNames: [Int: Set<String>] = [:]
+    /// The column of a property (`Entity.property`, `Entity.property.member`) whose name was
+    /// taken by another entity's property in the same table, and so got another one.
+    var renamedColumns: [String: String] = [:]
 
     init(model: ObjectModel, diagnostics: DiagnosticEngine, layoutName: String, selection: Set<Int>?) {
         self.model = model

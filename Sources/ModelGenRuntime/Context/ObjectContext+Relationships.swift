@@ -14,7 +14,7 @@ extension ObjectContext {
         guard let destination = store.entity(relationship.destinationEntityID) else { return nil }
         for entityID in destination.fetchedEntityIDs {
             if let object = registeredObject(ObjectID(entityID: entityID, rowID: row)) {
-                return object.isListedAsDeleted ? nil : object
+                return isGone(object) ? nil : object
             }
         }
         let sql = "SELECT \(destination.selectColumnsSQL) FROM \(EntityDescription.quoted(destination.table)) WHERE \"_pk\" = ?"

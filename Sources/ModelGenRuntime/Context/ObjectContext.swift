@@ -18,6 +18,15 @@ public final class ObjectContext {
     @exclusivity(unchecked) var linkChanges: [LinkChange] = []
     /// An error met while applying deletion rules, reported by the next save.
     private var deletionError: DatabaseError?
+    /// Objects whose deletion rules are being applied: already listed as deleted, yet still what
+    /// their partners' relationships lead to while those are taken apart (loading a partner's
+    /// to-one must find them, or the inverse would not be cleared).
+    var deletionsInProgress: Set<ObjectIdentifier> = []
+
+    /// Whether a listed-as-deleted object is still to be found through relationships.
+    func isGone(_ object: ManagedObject) -> Bool {
+        object.isListedAsDeleted && (deletionsInProgress.isEmpty || !deletionsInProgress.contains(ObjectIdentifier(object)))
+    }
     private var nextTemporaryRow: Int64 = -1
     /// UPDATE statements by entity and changed-column mask.
     var updateSQL: [UpdateKey: String] = [:]
@@ -104,7 +113,11 @@ public final class ObjectContext {
     func delete(_ object: ManagedObject, rules: Bool) throws(DatabaseError) {
         guard object.context === self, !object.isListedAsDeleted else { return }
         object.isListedAsDeleted = true
-        if rules { try applyDeletionRules(object) }
+        if rules {
+            deletionsInProgress.insert(ObjectIdentifier(object))
+            defer { deletionsInProgress.remove(ObjectIdentifier(object)) }
+            try applyDeletionRules(object)
+        }
         if object.objectID.isTemporary {
             object.isListedAsDeleted = false
             insertedObjects.removeAll { $0 === object }
@@ -147,6 +160,7 @@ public final class ObjectContext {
                         // Merging moves objects between the lists.
                         updated = updatedObjects.filter { !$0.isListedAsDeleted }
                     }
+                    if work.hasRelationships { try releaseForeignKeys(updated: updated, connection) }
                     try assignRows(connection)
                     try insertRows(connection)
                     try updateRows(updated, connection)

@@ -198,10 +198,11 @@ enum PredicateEvaluator {
         case .or(let terms): return terms.contains { matches($0, object) }
         case .oneOf(let slot, let values):
             let stored = value(slot, object)
-            return values.contains { StoredValue.order($0, stored) == 0 && ($0 == .null) == (stored == .null) }
+            guard !stored.isNaN else { return false }
+            return values.contains { !$0.isNaN && StoredValue.order($0, stored) == 0 && ($0 == .null) == (stored == .null) }
         case .between(let slot, let low, let high):
             let stored = value(slot, object)
-            guard stored != .null else { return false }
+            guard stored != .null, !stored.isNaN, !low.isNaN, !high.isNaN else { return false }
             return StoredValue.order(stored, low) >= 0 && StoredValue.order(stored, high) <= 0
         case .compare(let slot, let op, let options, let operand):
             return compare(value(slot, object), op, options, operand)

@@ -198,7 +198,7 @@ struct OracleGenerator {
     /// A value for `attribute`; a unique one mostly gets one no other object has.
     private func fresh(_ attribute: OracleModel.Attribute, _ random: inout OracleRandom) -> OracleValue {
         let isUnique = model.entities.contains { $0.unique?.contains(attribute.name) ?? false }
-        if isUnique && random.chance(90) {
+        if isUnique && [.string, .int32, .int64].contains(attribute.kind) && random.chance(90) {
             let number = Int64(random.below(1_000_000)) + 1000
             return attribute.kind == .string ? .string("u\(number)") : .int(number)
         }

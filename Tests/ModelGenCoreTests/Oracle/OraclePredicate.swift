@@ -81,9 +81,11 @@ indirect enum OraclePredicate {
             return Self.compare(value, op, options, operand)
         case .among(let hops, let attribute, let values):
             guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }) else { return false }
-            return values.contains { OracleValue.equal(value, $0) }
+            return values.contains { OracleValue.equal(value, $0) && !$0.isNaN }
         case .between(let hops, let attribute, let low, let high):
-            guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }) else { return false }
+            guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }), !value.isNaN, !low.isNaN, !high.isNaN else {
+                return false
+            }
             return OracleValue.order(value, low) >= 0 && OracleValue.order(value, high) <= 0
         case .quantified(let quantifier, let hops, let many, let attribute, let op, let operand):
             let members = Self.follow(state, id, hops).map { state.targets($0, many) } ?? []
@@ -114,6 +116,8 @@ indirect enum OraclePredicate {
     }
 
     static func compare(_ value: OracleValue?, _ op: String, _ options: String, _ operand: OracleValue?) -> Bool {
+        // NaN equals nothing and orders with nothing.
+        if value?.isNaN ?? false || operand?.isNaN ?? false { return op == "!=" }
         switch op {
         case "==", "!=":
             let equal: Bool
@@ -222,18 +226,14 @@ struct OraclePredicateMaker {
 
     /// Some value of `attribute` in the state (so comparisons find objects), or a random one.
     private func someValue(_ attribute: OracleModel.Attribute, _ random: inout OracleRandom) -> OracleValue {
-        let present = state.objects.keys.sorted().compactMap { state.objects[$0]!.values[attribute.name] }.filter { sameKind($0, attribute.kind) }
+        // Values of the attribute itself (a sibling's same-named attribute may be of another kind).
+        let present = state.objects.keys.sorted().compactMap { id -> OracleValue? in
+            let object = state.objects[id]!
+            guard model.attributes(of: object.entity).contains(where: { $0.name == attribute.name && $0.kind == attribute.kind }) else { return nil }
+            return object.values[attribute.name]
+        }
         if !present.isEmpty && random.chance(70) { return random.pick(present) }
         return OracleValue.random(attribute.kind, &random)
-    }
-
-    private func sameKind(_ value: OracleValue, _ kind: OracleModel.Kind) -> Bool {
-        switch (value, kind) {
-        case (.int, .int16), (.int, .int32), (.int, .int64), (.double, .double), (.double, .float), (.decimal, .decimal), (.string, .string),
-            (.bool, .bool), (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url):
-            true
-        default: false
-        }
     }
 
     private func someObject(of entity: Int, _ random: inout OracleRandom) -> Int? {

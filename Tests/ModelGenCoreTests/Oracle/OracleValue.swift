@@ -99,6 +99,10 @@ enum OracleValue: Hashable, CustomStringConvertible {
         }
     }
 
+    var isNaN: Bool {
+        if case .double(let number) = self { number.isNaN } else { false }
+    }
+
     /// A number SQLite cannot give back as it is: the runtime refuses to save it.
     var isUnstorable: Bool {
         guard case .double(let number) = self else { return false }

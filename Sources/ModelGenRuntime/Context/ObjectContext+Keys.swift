@@ -1,0 +1,66 @@
+extension ObjectContext {
+    /// Moves foreign keys out of the way before any row is written, so that the order in which a
+    /// save writes rows cannot break a constraint the saved state keeps:
+    /// - a deleted row's keys become `-_pk`, so deleting the row it points to does not run the
+    ///   foreign key's `ON DELETE` action on it (an account deleted with its posts: `SET NULL` on
+    ///   a post's required key failed), and a one-to-one partner it held is free for another row;
+    /// - an updated row whose one-to-one key changed holds `-_pk` until its update, so another row
+    ///   can take its old partner first (a unique index is checked at once, not at commit).
+    /// - a deleted row's join-table links go first: the rules were applied in memory (a Deny rule
+    ///   checked), and a link's `ON DELETE RESTRICT` would refuse deleting a row linked to itself.
+    /// `-_pk` is NOT NULL and distinct per row; the keys are checked at commit (deferred), when
+    /// the deleted rows are gone and the updated ones hold their new keys.
+    func releaseForeignKeys(updated: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
+        let deleted = deletedObjects
+        try Self.forEachRun(of: deleted) { entity, run throws(DatabaseError) in
+            for relationship in entity.relationships {
+                guard case .joinTable(let join, let source, _, _) = relationship.storage else { continue }
+                let statement = try connection.cachedStatement(
+                    "DELETE FROM \(EntityDescription.quoted(join)) WHERE \(EntityDescription.quoted(source)) = ?")
+                for object in deleted[run] {
+                    statement.bind(object.objectID.rowID, at: 1)
+                    try statement.run()
+                    statement.resetForRebinding()
+                }
+            }
+            let columns = entity.relationships.compactMap(\.foreignKeyColumn)
+            guard !columns.isEmpty else { return }
+            let statement = try connection.cachedStatement(Self.releaseSQL(entity, columns))
+            for object in deleted[run] {
+                statement.bind(object.objectID.rowID, at: 1)
+                try statement.run()
+                statement.resetForRebinding()
+            }
+        }
+        try Self.forEachRun(of: updated) { entity, run throws(DatabaseError) in
+            let oneToOne = Self.oneToOneKeys(entity)
+            guard oneToOne != 0 else { return }
+            for object in updated[run] where object.relationshipMask & oneToOne != 0 {
+                let columns = entity.relationships.indices.compactMap { index in
+                    object.relationshipMask & oneToOne & EntityDescription.bit(index) != 0 ? entity.relationships[index].foreignKeyColumn : nil
+                }
+                let statement = try connection.cachedStatement(Self.releaseSQL(entity, columns))
+                statement.bind(object.objectID.rowID, at: 1)
+                try statement.run()
+                statement.resetForRebinding()
+            }
+        }
+    }
+
+    private static func releaseSQL(_ entity: EntityDescription, _ columns: [String]) -> String {
+        "UPDATE \(EntityDescription.quoted(entity.table)) SET "
+            + columns.map { "\(EntityDescription.quoted($0)) = -\"_pk\"" }.joined(separator: ", ") + " WHERE \"_pk\" = ?"
+    }
+
+    /// Bits of the owning to-one relationships whose inverse is to-one (a unique key).
+    private static func oneToOneKeys(_ entity: EntityDescription) -> UInt64 {
+        var mask: UInt64 = 0
+        for (index, relationship) in entity.relationships.enumerated() where relationship.foreignKeyColumn != nil {
+            guard let inverse = relationship.inverse, let destination = relationship.destination?.entityDescription,
+                inverse < destination.relationships.count, !destination.relationships[inverse].isToMany
+            else { continue }
+            mask |= EntityDescription.bit(index)
+        }
+        return mask
+    }
+}
