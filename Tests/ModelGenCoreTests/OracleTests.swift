@@ -9,6 +9,11 @@ import Testing
         ProcessInfo.processInfo.environment["MODELGEN_ORACLE_SECONDS"].flatMap(Double.init) ?? 40
     }
 
+    /// The run stops after this many findings.
+    static var findingLimit: Int {
+        ProcessInfo.processInfo.environment["MODELGEN_ORACLE_FINDINGS"].flatMap { Int($0) } ?? 3
+    }
+
     static var firstSeed: UInt64 {
         ProcessInfo.processInfo.environment["MODELGEN_ORACLE_SEED"].flatMap { UInt64($0) } ?? 1
     }
@@ -20,7 +25,7 @@ import Testing
         var tally = OracleTally()
         var failures: [OracleCase.Failure] = []
         var seed = Self.firstSeed
-        while Date() < deadline && failures.count < 3 {
+        while Date() < deadline && failures.count < Self.findingLimit {
             let (caseTally, failure) = OracleCase(seed: seed, operationCount: 150).run(in: directory)
             tally = tally + caseTally
             if let failure { failures.append(failure) }

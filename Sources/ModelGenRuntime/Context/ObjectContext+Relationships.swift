@@ -98,6 +98,18 @@ extension ObjectContext {
         }
     }
 
+    /// Takes an object that leaves the context unsaved out of its partners' relationships.
+    func detachFromPartners(_ object: ManagedObject) throws(DatabaseError) {
+        let relationships = type(of: object).entityDescription.relationships
+        for (index, relationship) in relationships.enumerated() where relationship.inverse != nil {
+            if relationship.isToMany {
+                for destination in try object.loadedToMany(index).objects { try object.unlink(destination, index) }
+            } else {
+                try object.assignToOne(nil, index)
+            }
+        }
+    }
+
     /// The first Deny relationship of a deleted object that still leads to a live object.
     func checkDeny() throws(DatabaseError) {
         let deleted = deletedObjects

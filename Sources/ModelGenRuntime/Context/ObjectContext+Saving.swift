@@ -82,13 +82,17 @@ extension ObjectContext {
         }
     }
 
-    /// Writes the rows of the inserted objects, one statement per run of one entity.
-    func insertRows(_ connection: Connection) throws(DatabaseError) {
+    /// Writes the rows of the inserted objects, one statement per run of one entity. Rows of
+    /// tables in `numbered` are inserted with the `_pk` `assignRows` gave them (the save deleted
+    /// rows there, so SQLite's own numbering could differ); elsewhere SQLite numbers them.
+    func insertRows(_ connection: Connection, numbered: Set<String> = []) throws(DatabaseError) {
         let objects = insertedObjects
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
-            let statement = try connection.cachedStatement(entity.insertSQL)
+            let givesKey = numbered.contains(entity.table)
+            let statement = try connection.cachedStatement(givesKey ? entity.insertWithKeySQL : entity.insertSQL)
             for object in objects[run] {
-                var next = object.bindAttributes(to: statement, startingAt: 1, mask: .max, entity)
+                if givesKey { statement.bind(object.pendingRow, at: 1) }
+                var next = object.bindAttributes(to: statement, startingAt: givesKey ? 2 : 1, mask: .max, entity)
                 if entity.hasForeignKeys { next = bindForeignKeys(object, entity, statement, next, mask: .max) }
                 try statement.checkStorable(object, entity)
                 try statement.run()

@@ -125,13 +125,18 @@ extension ObjectContext {
             for key in uniqueKeys(object) {
                 let sql =
                     "SELECT \"_pk\", \"_entity\", \"_version\" FROM \(EntityDescription.quoted(key.table)) WHERE "
-                    + key.columns.map { "\(EntityDescription.quoted($0)) = ?" }.joined(separator: " AND ") + " LIMIT 1"
+                    + key.columns.map { "\(EntityDescription.quoted($0)) = ?" }.joined(separator: " AND ")
                 let statement = try connection.cachedStatement(sql)
                 for (index, value) in key.values.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
-                guard try statement.step() else { continue }
-                let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
-                let version = statement.int64(2)
+                // A row this save deletes, or whose object now holds other values, is no match.
+                var found: (ObjectID, Int64)?
+                while found == nil, try statement.step() {
+                    let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
+                    if let existing = registered[id], existing.isListedAsDeleted || !uniqueKeys(existing).contains(key) { continue }
+                    found = (id, statement.int64(2))
+                }
                 statement.reset()
+                guard let (id, version) = found else { continue }
                 guard mergePolicy != .error else { throw conflict(object, key) }
                 try takeOver(id, version: version, by: object, connection)
                 break

@@ -119,6 +119,8 @@ public final class ObjectContext {
             try applyDeletionRules(object)
         }
         if object.objectID.isTemporary {
+            // An unsaved object simply goes: its partners no longer lead to it, whatever the rules.
+            if rules { try detachFromPartners(object) }
             object.isListedAsDeleted = false
             insertedObjects.removeAll { $0 === object }
             linkChanges.removeAll { $0.source === object || $0.destination === object }
@@ -161,11 +163,15 @@ public final class ObjectContext {
                         updated = updatedObjects.filter { !$0.isListedAsDeleted }
                     }
                     if work.hasRelationships { try releaseForeignKeys(updated: updated, connection) }
+                    // Unique values move away (updates) and go (deletes) before new rows take
+                    // them; new rows keep the numbers given before the deletes (past every row
+                    // the table had), so a deleted row's number is not reused in the same save.
                     try assignRows(connection)
-                    try insertRows(connection)
                     try updateRows(updated, connection)
-                    if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
+                    let deletedTables = Set(deletedObjects.map { type(of: $0).entityDescription.table })
                     try deleteRows(connection)
+                    try insertRows(connection, numbered: deletedTables)
+                    if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
                 }
             }
         } catch let error as DatabaseError {

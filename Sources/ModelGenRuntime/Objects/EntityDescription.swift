@@ -64,6 +64,11 @@ public final class EntityDescription: Sendable {
     /// left to SQLite, which numbers the row one past the table's largest as `assignRows` does.
     let insertSQL: String
     let deleteSQL: String
+    /// `insertSQL` with `_pk` given as the first parameter.
+    var insertWithKeySQL: String {
+        insertSQL.replacing("(\"_entity\"", with: "(\"_pk\", \"_entity\"", maxReplacements: 1)
+            .replacing("VALUES (", with: "VALUES (?, ", maxReplacements: 1)
+    }
     let fetchAllSQL: String
     /// Slots and names of required attributes without a default, checked on insert.
     let requiredWithoutDefault: [(Int, String)]

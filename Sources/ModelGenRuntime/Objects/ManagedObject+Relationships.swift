@@ -262,7 +262,9 @@ extension ManagedObject {
     private func setLink(_ link: Link, _ index: Int) {
         prepareLinks()
         links[index] = link
-        if case .foreignKey = relationships[index].storage { noteRelationshipChange(index) }
+        // Noted whatever the storage: a save writes only foreign keys from the mask, and it must
+        // validate the object (a required to-one taken away by its partner's new link).
+        noteRelationshipChange(index)
     }
 
     private func noteLinkChange(_ destination: ManagedObject, _ index: Int, added: Bool) {

@@ -74,6 +74,9 @@ enum StoredValue: Hashable {
             case .blob: 3
             }
         }
+        // NaN (never stored: a save refuses it) orders before every other number, so that
+        // sorting unsaved objects stays a total order.
+        if lhs.isNaN || rhs.isNaN { return lhs.isNaN && rhs.isNaN ? 0 : lhs.isNaN && rank(rhs) == 1 ? -1 : rhs.isNaN && rank(lhs) == 1 ? 1 : rank(lhs) - rank(rhs) }
         switch (lhs, rhs) {
         case let (.integer(a), .integer(b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.integer, .real), (.real, .integer), (.real, .real):

@@ -133,6 +133,7 @@ enum OracleValue: Hashable, CustomStringConvertible {
         func sign<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x > y ? 1 : 0) }
         switch (a, b) {
         case (.int(let x), .int(let y)): return sign(x, y)
+        case (.double(let x), .double(let y)) where x.isNaN || y.isNaN: return x.isNaN && y.isNaN ? 0 : x.isNaN ? -1 : 1
         case (.double(let x), .double(let y)), (.date(let x), .date(let y)): return sign(x, y)
         case (.decimal(let x), .decimal(let y)): return sign(x, y)
         case (.bool(let x), .bool(let y)): return sign(x ? 1 : 0, y ? 1 : 0)
