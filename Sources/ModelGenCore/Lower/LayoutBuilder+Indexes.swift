@@ -10,12 +10,6 @@ extension LayoutBuilder {
             "uniqueness constraint names '\(name)', whose key is stored on the other side of a one-to-one; it is left out")
     }
 
-    static func toManyIndexElement(_ index: String, _ relationship: String) -> DiagnosticMessage {
-        DiagnosticMessage(
-            "index-on-to-many", .warning,
-            "index '\(index)' names to-many relationship '\(relationship)', whose links are not in this table; the element is left out")
-    }
-
     /// The columns that store property `name` of `entity` (several for a composite).
     func columns(ofProperty name: String, in entity: Int) -> [String]? {
         guard let ref = model.property(named: name, in: entity) else { return nil }
@@ -76,12 +70,7 @@ extension LayoutBuilder {
                     diagnostics.report(Self.unsupportedIndexElement(index.name), at: model.location(element.line, element: "fetchIndexElement"))
                     continue
                 }
-                if case .relationship(let owner, let position)? = model.property(named: property, in: entity),
-                    model.entities[owner].relationships[position].isToMany
-                {
-                    diagnostics.report(Self.toManyIndexElement(index.name, property), at: model.location(element.line, element: "fetchIndexElement"))
-                    continue
-                }
+                // A to-many (warned about by FetchIndexRules) has no column here: `columns` is nil.
                 for column in columns(ofProperty: property, in: entity) ?? [] {
                     parts.append(Index.Part(column: column, isDescending: !element.isAscending))
                 }

@@ -5,7 +5,9 @@ enum FetchIndexRules {
             "unknown-index-property", .error, "index names '\(name)', which is not a property of '\(entity)'")
     }
     static func toMany(_ name: String) -> DiagnosticMessage {
-        DiagnosticMessage("to-many-in-index", .error, "index names to-many relationship '\(name)', which cannot be indexed")
+        DiagnosticMessage(
+            "to-many-in-index", .warning,
+            "index names to-many relationship '\(name)', whose links are in another table; the element is left out (as Core Data does)")
     }
     static func notStored(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(

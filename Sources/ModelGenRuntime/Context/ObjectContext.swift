@@ -176,9 +176,7 @@ public final class ObjectContext {
             }
         } catch let error as DatabaseError {
             // SQLITE_CONSTRAINT_UNIQUE: a unique index refused a row.
-            if error.sqliteCode == 2067 {
-                throw DatabaseError(.uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
-            }
+            if error.sqliteCode == 2067 { throw uniquenessError(error) }
             throw error
         } catch {
             throw DatabaseError(.sqlite, "\(error)")
@@ -225,30 +223,73 @@ public final class ObjectContext {
         for object in conflicts { try? refresh(object) }
     }
 
+    /// A unique index's refusal (an UPDATE, or a row another writer added) as `.uniqueness`,
+    /// naming the entity whose constraint it is and its attributes, not SQLite's table and columns.
+    private func uniquenessError(_ error: DatabaseError) -> DatabaseError {
+        // SQLite says "UNIQUE constraint failed: table.column, table.column".
+        let failed = error.message.split(separator: ":", maxSplits: 1).last.map { $0.split(separator: ",") } ?? []
+        let pairs = failed.compactMap { part -> (String, String)? in
+            let names = part.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(String.init)
+            return names.count == 2 ? (names[0], names[1]) : nil
+        }
+        let table = pairs.first?.0
+        let columns = pairs.map(\.1)
+        // The entity that declares the constraint: of the entities of that table having it, the
+        // one whose rows include the others'.
+        let owners = store.model.entities.filter { entity in
+            entity.table == table && entity.uniquenessConstraints.contains { $0.map { entity.attributes[$0].column } == columns }
+        }
+        guard let owner = owners.max(by: { $0.fetchedEntityIDs.count < $1.fetchedEntityIDs.count }),
+            let constraint = owner.uniquenessConstraints.first(where: { $0.map { owner.attributes[$0].column } == columns })
+        else {
+            return DatabaseError(.uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
+        }
+        let names = constraint.map { owner.attributes[$0].name }
+        return DatabaseError(
+            .uniqueness, "another \(owner.name) already has the same \(names.joined(separator: ", ")) (the store refused the save)",
+            entity: owner.name, property: names.first, sql: error.sql, sqliteCode: error.sqliteCode)
+    }
+
     /// Checks what a save would store: required attributes of new objects, attribute rules and
     /// relationship counts. Entities without any of those are skipped a run of objects at a time.
+    /// Every problem is reported, as Core Data does: one is thrown as it is, several as one
+    /// `.validation` error listing them all (entity and property of the first).
     private func validate(updated: [ManagedObject]) throws(DatabaseError) {
+        var problems: [DatabaseError] = []
+        func check(_ body: () throws(DatabaseError) -> Void) {
+            do { try body() } catch { problems.append(error) }
+        }
         let inserted = insertedObjects
-        try Self.forEachRun(of: inserted) { entity, run throws(DatabaseError) in
+        Self.forEachRun(of: inserted) { entity, run in
             guard !entity.requiredWithoutDefault.isEmpty || !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty else { return }
             for object in inserted[run] {
                 for (slot, attribute) in entity.requiredWithoutDefault
                 where object.changedMask & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) == 0 {
-                    throw DatabaseError(
-                        .validation, "\(entity.name).\(attribute) is required and was never set", entity: entity.name,
-                        property: attribute)
+                    problems.append(
+                        DatabaseError(
+                            .validation, "\(entity.name).\(attribute) is required and was never set", entity: entity.name,
+                            property: attribute))
                 }
-                if !entity.ruledAttributes.isEmpty { try AttributeValidator.validate(object, entity) }
-                if !entity.relationships.isEmpty { try validateRelationships(object) }
+                if !entity.ruledAttributes.isEmpty { check { () throws(DatabaseError) in try AttributeValidator.validate(object, entity) } }
+                if !entity.relationships.isEmpty { check { () throws(DatabaseError) in try validateRelationships(object) } }
             }
         }
-        try Self.forEachRun(of: updated) { entity, run throws(DatabaseError) in
+        Self.forEachRun(of: updated) { entity, run in
             guard !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty else { return }
             for object in updated[run] {
-                if !entity.ruledAttributes.isEmpty && object.changedMask != 0 { try AttributeValidator.validate(object, entity) }
-                if !entity.relationships.isEmpty { try validateRelationships(object) }
+                if !entity.ruledAttributes.isEmpty && object.changedMask != 0 {
+                    check { () throws(DatabaseError) in try AttributeValidator.validate(object, entity) }
+                }
+                if !entity.relationships.isEmpty { check { () throws(DatabaseError) in try validateRelationships(object) } }
             }
         }
+        guard let first = problems.first else { return }
+        guard problems.count > 1 else { throw first }
+        // A relationship's loading failing is not a validation problem: it goes as it is.
+        if let failure = problems.first(where: { $0.code != .validation }) { throw failure }
+        throw DatabaseError(
+            .validation, "\(problems.count) problems: " + problems.map(\.message).joined(separator: "; "), entity: first.entity,
+            property: first.property)
     }
 
     /// Forgets every unsaved change: inserted objects leave the context, changed objects are read

@@ -17,9 +17,12 @@ public final class Connection {
     private var cache: [String: Statement] = [:]
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
-    /// File databases use WAL, foreign keys are enforced, and a busy database is retried for
+    /// File databases use WAL (unless `wal` is false: the caller switches with `useWAL()` once it
+    /// knows the file is its own), foreign keys are enforced, and a busy database is retried for
     /// `busyTimeout` milliseconds.
-    public init(path: String, busyTimeout: Int32 = 5_000) throws(DatabaseError) {
+    public init(path: String, busyTimeout: Int32 = 5_000, wal: Bool = true) throws(DatabaseError) {
+        isFile = path != ":memory:" && !path.isEmpty
+        self.busyTimeout = busyTimeout
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         var opened: OpaquePointer?
         let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -32,10 +35,17 @@ public final class Connection {
         sqlite3_extended_result_codes(opened, 1)
         sqlite3_busy_timeout(opened, busyTimeout)
         try execute("PRAGMA foreign_keys = ON")
-        if path != ":memory:" && !path.isEmpty {
-            try enableWAL(busyTimeout: busyTimeout)
-            try execute("PRAGMA synchronous = NORMAL")
-        }
+        if wal { try useWAL() }
+    }
+
+    private let isFile: Bool
+    private let busyTimeout: Int32
+
+    /// Switches a file database to WAL with `synchronous = NORMAL` (nothing for one in memory).
+    func useWAL() throws(DatabaseError) {
+        guard isFile else { return }
+        try enableWAL(busyTimeout: busyTimeout)
+        try execute("PRAGMA synchronous = NORMAL")
     }
 
     /// Switches a file database to WAL. The switch needs the database to itself and SQLite does

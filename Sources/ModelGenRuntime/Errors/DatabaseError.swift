@@ -9,6 +9,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse, migration
+            case foreignDatabase
         }
 
         private let value: Value
@@ -36,6 +37,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The store is of another model version and was not migrated (the message names the
         /// migration's steps that are not automatic).
         public static let migration = Code(.migration)
+        /// The file is a database modelgen did not make (another program's, or a Core Data store);
+        /// it is left unchanged.
+        public static let foreignDatabase = Code(.foreignDatabase)
         /// The API was used in a way it does not allow.
         public static let misuse = Code(.misuse)
 

@@ -9,12 +9,19 @@ extension ObjectPredicate {
         try self.init(format: format, arguments: arguments, variables: variables)
     }
 
+    /// A format string for a message: long ones cut in the middle (an error must not echo
+    /// kilobytes of input).
+    static func excerpt(_ format: String) -> String {
+        guard format.count > 160 else { return format }
+        return "\(format.prefix(100))…(\(format.count - 140) characters)…\(format.suffix(40))"
+    }
+
     public init(format: String, arguments: [Any?], variables: [String: Any?] = [:]) throws(DatabaseError) {
         let tree: PredicateNode
         do {
             tree = try PredicateParser.parse(format)
         } catch {
-            throw DatabaseError(.predicate, "cannot read predicate '\(format)': \(error.message) at offset \(error.offset)")
+            throw DatabaseError(.predicate, "cannot read predicate '\(Self.excerpt(format))': \(error.message) at offset \(error.offset)")
         }
         var converter = FormatConverter<T>(format: format, arguments: arguments, variables: variables)
         self.init(try converter.condition(tree))
@@ -29,7 +36,7 @@ struct FormatConverter<T: ManagedObject> {
     let entity = T.entityDescription
 
     func fail(_ message: String) -> DatabaseError {
-        DatabaseError(.predicate, "\(message) in '\(format)'", entity: entity.name)
+        DatabaseError(.predicate, "\(message) in '\(ObjectPredicate<T>.excerpt(format))'", entity: entity.name)
     }
 
     mutating func condition(_ node: PredicateNode) throws(DatabaseError) -> ObjectPredicate<T>.Condition {

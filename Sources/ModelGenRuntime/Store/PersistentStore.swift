@@ -74,8 +74,10 @@ public final class PersistentStore: @unchecked Sendable {
     public init(path: String, model: Model) throws(DatabaseError) {
         self.model = model
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
-        connection = try Connection(path: path)
+        // Not WAL yet: a file this store refuses to open is left exactly as it was.
+        connection = try Connection(path: path, wal: false)
         var existing = try Self.recordedHash(connection)
+        if existing == nil { try Self.checkEmpty(connection, path: path) }
         if existing == nil {
             // Another process may be creating the schema too: look again under the write lock.
             do {
@@ -93,6 +95,25 @@ public final class PersistentStore: @unchecked Sendable {
         if let existing, existing != model.schemaHash {
             try Self.migrate(connection, from: existing, to: model)
         }
+        try connection.useWAL()
+    }
+
+    /// Refuses a database that has tables but no modelgen metadata: another program's data (or
+    /// Core Data's own store), which creating modelgen's tables in it would change.
+    private static func checkEmpty(_ connection: Connection, path: String) throws(DatabaseError) {
+        let count = try connection.cachedStatement("SELECT count(*) FROM sqlite_schema")
+        defer { count.reset() }
+        guard try count.step(), count.int64(0) > 0 else { return }
+        let coreData = try connection.cachedStatement(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('Z_METADATA', 'Z_PRIMARYKEY')")
+        defer { coreData.reset() }
+        if try coreData.step(), coreData.int64(0) == 2 {
+            throw DatabaseError(
+                .foreignDatabase,
+                "'\(path)' is a Core Data store (Z_METADATA, Z_PRIMARYKEY), not a modelgen store; it was not changed")
+        }
+        throw DatabaseError(
+            .foreignDatabase, "'\(path)' is a SQLite database with tables but no modelgen metadata; it was not changed")
     }
 
     /// Brings a store of another version up to `model`, all or nothing.
@@ -101,6 +122,11 @@ public final class PersistentStore: @unchecked Sendable {
     ///   every case the store is left as it was.
     private static func migrate(_ connection: Connection, from recorded: String, to model: Model) throws(DatabaseError) {
         guard let migration = model.migrations.first(where: { $0.from == recorded }) else {
+            if let storeModel = try? recordedValue("model", connection), !storeModel.isEmpty, storeModel != model.name {
+                throw DatabaseError(
+                    .migration,
+                    "the store holds model '\(storeModel)', not '\(model.name)': open it with the code generated from '\(storeModel)'")
+            }
             throw DatabaseError(
                 .migration,
                 "the store's schema (\(recorded.prefix(12))) is of no version of \(model.name) this code knows (\(model.schemaHash.prefix(12)) is current); migrate it with `modelgen diff`")
@@ -128,6 +154,14 @@ public final class PersistentStore: @unchecked Sendable {
         guard now == model.schemaHash else {
             throw DatabaseError(.migration, "migrating from version \(migration.version) did not give the current schema")
         }
+    }
+
+    /// The value of `key` in `_modelgen_metadata` (the table exists).
+    private static func recordedValue(_ key: String, _ connection: Connection) throws(DatabaseError) -> String? {
+        let statement = try connection.cachedStatement(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = ?"#)
+        defer { statement.reset() }
+        statement.bind(key, at: 1)
+        return try statement.step() ? statement.string(0) : nil
     }
 
     private static func recordedHash(_ connection: Connection) throws(DatabaseError) -> String? {
