@@ -102,13 +102,14 @@ public struct PostgresMigrationRenderer: Sendable {
             }
         }
         var created: Set<String> = []
+        // Keys to tables made later are added once every new table exists (added right after
+        // their own table, they named a table not made yet).
+        var deferred: [(String, ForeignKey)] = []
         for case .create(let table) in plan.tables {
-            var deferred: [(String, ForeignKey)] = []
-            // Keys to tables made later are added with the altered tables' keys below.
             statements.append(emitter.createTable(table, created: created, deferred: &deferred).withoutTerminator)
             created.insert(table.name)
-            for (name, key) in deferred { statements.append("ALTER TABLE \(SQLNaming.quoted(name)) ADD \(emitter.foreignKeyClause(key, table: name))") }
         }
+        for (name, key) in deferred { statements.append("ALTER TABLE \(SQLNaming.quoted(name)) ADD \(emitter.foreignKeyClause(key, table: name))") }
         for copy in plan.rowCopies { statements += [copy.copy, "DROP TABLE \(copy.holding)"] }
         for copy in plan.linkCopies {
             let table = altered.first { $0.old.name == copy.table }?.new.name ?? copy.table

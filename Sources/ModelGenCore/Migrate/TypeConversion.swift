@@ -78,6 +78,11 @@ struct TypeConversion {
             // Dates are REAL seconds on SQLite and booleans 0/1: only text and numbers change.
             switch (kind(from), kind(to)) {
             case (_, .text?): return "CAST(\(column) AS TEXT)"
+            // Decimals are text (exact): a REAL as its 15 significant digits (what it holds
+            // exactly enough; `2.0` reads `2`), an integer or a text as it is.
+            case (.real?, .decimal?): return "CASE WHEN \(column) IS NULL THEN NULL ELSE printf('%.15g', \(column)) END"
+            case (.integer?, .decimal?): return "CAST(\(column) AS TEXT)"
+            case (.text?, .decimal?): return "trim(\(column))"
             case (.text?, .integer?): return "CAST(trim(\(column)) AS INTEGER)"
             case (.text?, _): return "CAST(trim(\(column)) AS REAL)"
             case (.real?, .integer?), (.decimal?, .integer?): return "CAST(\(column) AS INTEGER)"
