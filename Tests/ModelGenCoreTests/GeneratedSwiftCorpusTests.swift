@@ -77,6 +77,39 @@ import Testing
         }
     }
 
+    /// Entities named after standard-library, Foundation and runtime types, Swift keywords as
+    /// property names, same-named properties of sibling sub-entities: the generated code compiles.
+    @Test func theTortureModelTypeChecks() throws {
+        let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
+        let root = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let contents = TestPaths.packageRoot.appendingPathComponent("Tests/ModelGenCoreTests/Fixtures/Torture.xcdatamodeld/Torture.xcdatamodel/contents")
+        for access in [SwiftGenerationOptions.Access.public, .internal] {
+            let files = try Self.generate(contents, into: root.appendingPathComponent("\(access)"), access: access)
+            let output = try Self.typecheck(swiftc, files.map(\.path))
+            let diagnostics = Self.diagnostics(output)
+            #expect(output.status == 0 && diagnostics.isEmpty, "\(diagnostics.prefix(20).joined(separator: "\n"))")
+        }
+    }
+
+    /// Every public type of the runtime is a name generated classes may not take (the list in
+    /// `SwiftNames` is checked against the runtime's sources, not kept by hand alone).
+    @Test func runtimeTypeNamesAreReserved() throws {
+        let sources = TestPaths.packageRoot.appendingPathComponent("Sources/ModelGenRuntime")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        var names: Set<String> = []
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in text.matches(of: /(?m)^public (?:final )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)/) {
+                names.insert(String(match.1))
+            }
+        }
+        #expect(names.count > 10)
+        for name in names.sorted() {
+            #expect(SwiftNames.reservedTypeNames.contains(name), "the runtime's public type \(name) is not reserved")
+        }
+    }
+
     @Test func everyCorpusVersionTypeChecksWithoutWarnings() throws {
         guard TestPaths.sharedFolder("corpus") != nil else { return }
         let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")

@@ -31,8 +31,8 @@ public final class DepartmentEntity: ManagedObject {
     }
 
     public var businesses: Set<BusinessEntity> {
-        get { Set(toMany(0, as: BusinessEntity.self)) }
-        set { setToMany(Array(newValue), 0) }
+        get { Swift.Set(toMany(0, as: BusinessEntity.self)) }
+        set { setToMany(Swift.Array(newValue), 0) }
     }
 
     public func addToBusinesses(_ value: BusinessEntity) { addToMany(value, 0) }
@@ -45,8 +45,8 @@ public final class DepartmentEntity: ManagedObject {
     }
 
     public var employees: Set<EmployeeEntity> {
-        get { Set(toMany(1, as: EmployeeEntity.self)) }
-        set { setToMany(Array(newValue), 1) }
+        get { Swift.Set(toMany(1, as: EmployeeEntity.self)) }
+        set { setToMany(Swift.Array(newValue), 1) }
     }
 
     public func addToEmployees(_ value: EmployeeEntity) { addToMany(value, 1) }
@@ -66,14 +66,14 @@ public final class DepartmentEntity: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \DepartmentEntity.name: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \DepartmentEntity.businesses: 0
         case \DepartmentEntity.employees: 1
@@ -81,11 +81,11 @@ public final class DepartmentEntity: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _name = row.read(column + 0)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_name, at: next)
@@ -94,14 +94,14 @@ public final class DepartmentEntity: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _name
         default: super.value(atSlot: slot)
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _name = try checkedOptionalValue(value, String.self, slot: 0)

@@ -56,7 +56,7 @@ public class Artwork: ManagedObject {
         self == Artwork.self ? entityMetadata : super.entityDescription
     }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Artwork.title: 0
         case \Artwork.year: 1
@@ -64,20 +64,20 @@ public class Artwork: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Artwork.artist: 0
         default: self == Artwork.self ? nil : super.relationshipIndex(for: keyPath)
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         super.read(from: row, startingAt: column)
         _title = row.read(column + 8)
         _year = row.read(column + 9)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = super.bind(to: statement, startingAt: index, mask: mask)
         if mask & (1 << 0) != 0 {
             statement.bind(_title, at: next)
@@ -90,7 +90,7 @@ public class Artwork: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _title
         case 1: _year
@@ -98,7 +98,7 @@ public class Artwork: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _title = try checkedValue(value, String.self, slot: 0)

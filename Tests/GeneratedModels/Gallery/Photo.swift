@@ -51,7 +51,7 @@ extension Photo: GeneratedEntity {
         objectType: Photo.self)
 
 
-    @_spi(Generated) public static func modelGenSlot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenSlot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         if self == Polaroid.self { return Polaroid.modelGenPolaroidSlot(for: keyPath) }
         return switch keyPath {
         case \Photo.title: 0
@@ -64,7 +64,7 @@ extension Photo: GeneratedEntity {
         }
     }
 
-    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         if self == Polaroid.self { return Polaroid.modelGenPolaroidRelationshipIndex(for: keyPath) }
         return switch keyPath {
         case \Photo.artist: 0
@@ -72,7 +72,7 @@ extension Photo: GeneratedEntity {
         }
     }
 
-    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Swift.Int) -> Any? {
         if self == Polaroid.self { return Polaroid.modelGenPolaroidInitialValue(atSlot: slot) }
         return switch slot {
         case 3: 0.0 as Double

@@ -33,7 +33,7 @@ extension Polaroid {
         objectType: Polaroid.self)
 
 
-    @_spi(Generated) public static func modelGenPolaroidSlot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenPolaroidSlot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Polaroid.title: 0
         case \Polaroid.year: 1
@@ -46,14 +46,14 @@ extension Polaroid {
         }
     }
 
-    @_spi(Generated) public static func modelGenPolaroidRelationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenPolaroidRelationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Polaroid.artist: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public static func modelGenPolaroidInitialValue(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public static func modelGenPolaroidInitialValue(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 3: 0.0 as Double
         case 5: 3 as Int16

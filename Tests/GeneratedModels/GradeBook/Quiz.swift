@@ -40,8 +40,8 @@ public final class Quiz: ManagedObject {
     }
 
     public var grades: Set<Grade> {
-        get { Set(toMany(0, as: Grade.self)) }
-        set { setToMany(Array(newValue), 0) }
+        get { Swift.Set(toMany(0, as: Grade.self)) }
+        set { setToMany(Swift.Array(newValue), 0) }
     }
 
     public func addToGrades(_ value: Grade) { addToMany(value, 0) }
@@ -63,7 +63,7 @@ public final class Quiz: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Quiz.id: 0
         case \Quiz.name: 1
@@ -71,19 +71,19 @@ public final class Quiz: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Quiz.grades: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _id = row.read(column + 0)
         _name = row.read(column + 1)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_id, at: next)
@@ -96,7 +96,7 @@ public final class Quiz: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _id
         case 1: _name
@@ -104,7 +104,7 @@ public final class Quiz: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _id = try checkedValue(value, UUID.self, slot: 0)

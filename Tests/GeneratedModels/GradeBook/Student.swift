@@ -50,8 +50,8 @@ public final class Student: ManagedObject {
     }
 
     public var grades: Set<Grade> {
-        get { Set(toMany(0, as: Grade.self)) }
-        set { setToMany(Array(newValue), 0) }
+        get { Swift.Set(toMany(0, as: Grade.self)) }
+        set { setToMany(Swift.Array(newValue), 0) }
     }
 
     public func addToGrades(_ value: Grade) { addToMany(value, 0) }
@@ -74,7 +74,7 @@ public final class Student: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Student.first_name: 0
         case \Student.id: 1
@@ -83,20 +83,20 @@ public final class Student: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Student.grades: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _first_name = row.read(column + 0)
         _id = row.read(column + 1)
         _last_name = row.read(column + 2)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_first_name, at: next)
@@ -113,7 +113,7 @@ public final class Student: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _first_name
         case 1: _id
@@ -122,7 +122,7 @@ public final class Student: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _first_name = try checkedValue(value, String.self, slot: 0)

@@ -37,7 +37,7 @@ extension User: GeneratedEntity {
         objectType: User.self)
 
 
-    @_spi(Generated) public static func modelGenSlot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenSlot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \User.hobby: 0
         case \User.id: 1
@@ -46,13 +46,13 @@ extension User: GeneratedEntity {
         }
     }
 
-    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         default: nil
         }
     }
 
-    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         default: nil
         }

@@ -30,8 +30,8 @@ public final class Tag: ManagedObject {
     }
 
     public var entries: Set<Entry> {
-        get { Set(toMany(0, as: Entry.self)) }
-        set { setToMany(Array(newValue), 0) }
+        get { Swift.Set(toMany(0, as: Entry.self)) }
+        set { setToMany(Swift.Array(newValue), 0) }
     }
 
     public func addToEntries(_ value: Entry) { addToMany(value, 0) }
@@ -52,25 +52,25 @@ public final class Tag: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Tag.name: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Tag.entries: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _name = row.read(column + 0)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_name, at: next)
@@ -79,14 +79,14 @@ public final class Tag: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _name
         default: super.value(atSlot: slot)
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _name = try checkedValue(value, String.self, slot: 0)

@@ -51,7 +51,7 @@ public final class Audiobook: Media {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Audiobook.title: 0
         case \Audiobook.year: 1
@@ -61,7 +61,7 @@ public final class Audiobook: Media {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Audiobook.loans: 0
         case \Audiobook.shelf: 1
@@ -69,13 +69,13 @@ public final class Audiobook: Media {
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         super.read(from: row, startingAt: column)
         _duration = row.read(column + 0)
         _narrator = row.read(column + 2)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = super.bind(to: statement, startingAt: index, mask: mask)
         if mask & (1 << 2) != 0 {
             statement.bind(_duration, at: next)
@@ -88,7 +88,7 @@ public final class Audiobook: Media {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 2: _duration
         case 3: _narrator
@@ -96,7 +96,7 @@ public final class Audiobook: Media {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 2:
             _duration = try checkedValue(value, Double.self, slot: 2)

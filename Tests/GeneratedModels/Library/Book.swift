@@ -66,7 +66,7 @@ public final class Book: Media {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Book.title: 0
         case \Book.year: 1
@@ -76,7 +76,7 @@ public final class Book: Media {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Book.loans: 0
         case \Book.shelf: 1
@@ -85,13 +85,13 @@ public final class Book: Media {
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         super.read(from: row, startingAt: column)
         _isbn = row.read(column + 1)
         _pages = row.read(column + 3)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = super.bind(to: statement, startingAt: index, mask: mask)
         if mask & (1 << 2) != 0 {
             statement.bind(_isbn, at: next)
@@ -104,7 +104,7 @@ public final class Book: Media {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 2: _isbn
         case 3: _pages
@@ -112,7 +112,7 @@ public final class Book: Media {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 2:
             _isbn = try checkedOptionalValue(value, String.self, slot: 2)

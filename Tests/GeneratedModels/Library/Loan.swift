@@ -42,8 +42,8 @@ public final class Loan: ManagedObject {
     }
 
     public var reminders: Set<Reminder> {
-        get { Set(toMany(2, as: Reminder.self)) }
-        set { setToMany(Array(newValue), 2) }
+        get { Swift.Set(toMany(2, as: Reminder.self)) }
+        set { setToMany(Swift.Array(newValue), 2) }
     }
 
     public func addToReminders(_ value: Reminder) { addToMany(value, 2) }
@@ -64,14 +64,14 @@ public final class Loan: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Loan.due: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Loan.item: 0
         case \Loan.member: 1
@@ -80,11 +80,11 @@ public final class Loan: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _due = row.read(column + 0)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_due, at: next)
@@ -93,14 +93,14 @@ public final class Loan: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _due
         default: super.value(atSlot: slot)
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _due = try checkedValue(value, Date.self, slot: 0)

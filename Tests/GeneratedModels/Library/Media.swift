@@ -41,8 +41,8 @@ public class Media: ManagedObject {
     }
 
     public var loans: Set<Loan> {
-        get { Set(toMany(0, as: Loan.self)) }
-        set { setToMany(Array(newValue), 0) }
+        get { Swift.Set(toMany(0, as: Loan.self)) }
+        set { setToMany(Swift.Array(newValue), 0) }
     }
 
     public func addToLoans(_ value: Loan) { addToMany(value, 0) }
@@ -68,7 +68,7 @@ public class Media: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Media.title: 0
         case \Media.year: 1
@@ -76,7 +76,7 @@ public class Media: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Media.loans: 0
         case \Media.shelf: 1
@@ -84,12 +84,12 @@ public class Media: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _title = row.read(column + 6)
         _year = row.read(column + 7)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_title, at: next)
@@ -102,7 +102,7 @@ public class Media: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _title
         case 1: _year
@@ -110,7 +110,7 @@ public class Media: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _title = try checkedValue(value, String.self, slot: 0)

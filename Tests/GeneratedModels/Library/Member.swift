@@ -60,8 +60,8 @@ public final class Member: ManagedObject {
     }
 
     public var loans: Set<Loan> {
-        get { Set(toMany(0, as: Loan.self)) }
-        set { setToMany(Array(newValue), 0) }
+        get { Swift.Set(toMany(0, as: Loan.self)) }
+        set { setToMany(Swift.Array(newValue), 0) }
     }
 
     public func addToLoans(_ value: Loan) { addToMany(value, 0) }
@@ -83,7 +83,7 @@ public final class Member: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Member.email: 0
         case \Member.name: 3
@@ -91,21 +91,21 @@ public final class Member: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Member.loans: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _email = row.read(column + 0)
         _location_city = row.read(column + 1)
         _location_street = row.read(column + 2)
         _name = row.read(column + 3)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_email, at: next)
@@ -126,7 +126,7 @@ public final class Member: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _email
         case 1: _location_city
@@ -136,7 +136,7 @@ public final class Member: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _email = try checkedValue(value, String.self, slot: 0)

@@ -31,7 +31,7 @@ extension Note: GeneratedEntity {
         objectType: Note.self)
 
 
-    @_spi(Generated) public static func modelGenSlot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenSlot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Note.created: 0
         case \Note.text: 1
@@ -39,13 +39,13 @@ extension Note: GeneratedEntity {
         }
     }
 
-    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public static func modelGenRelationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         default: nil
         }
     }
 
-    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public static func modelGenInitialValue(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 1: "" as String
         default: nil

@@ -52,25 +52,25 @@ public final class Shelf: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Shelf.label: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override class func relationshipIndex(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func relationshipIndex(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Shelf.items: 0
         default: nil
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _label = row.read(column + 0)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_label, at: next)
@@ -79,14 +79,14 @@ public final class Shelf: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _label
         default: super.value(atSlot: slot)
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _label = try checkedValue(value, String.self, slot: 0)

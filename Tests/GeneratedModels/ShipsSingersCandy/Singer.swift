@@ -46,7 +46,7 @@ public final class Singer: ManagedObject {
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
 
-    @_spi(Generated) public override class func slot(for keyPath: AnyKeyPath) -> Int? {
+    @_spi(Generated) public override class func slot(for keyPath: Swift.AnyKeyPath) -> Swift.Int? {
         switch keyPath {
         case \Singer.firstName: 0
         case \Singer.lastName: 1
@@ -54,12 +54,12 @@ public final class Singer: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func read(from row: Statement, startingAt column: Int32) {
+    @_spi(Generated) public override func read(from row: Statement, startingAt column: Swift.Int32) {
         _firstName = row.read(column + 0)
         _lastName = row.read(column + 1)
     }
 
-    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 {
+    @_spi(Generated) public override func bind(to statement: Statement, startingAt index: Swift.Int32, mask: Swift.UInt64) -> Swift.Int32 {
         var next = index
         if mask & (1 << 0) != 0 {
             statement.bind(_firstName, at: next)
@@ -72,7 +72,7 @@ public final class Singer: ManagedObject {
         return next
     }
 
-    @_spi(Generated) public override func value(atSlot slot: Int) -> Any? {
+    @_spi(Generated) public override func value(atSlot slot: Swift.Int) -> Any? {
         switch slot {
         case 0: _firstName
         case 1: _lastName
@@ -80,7 +80,7 @@ public final class Singer: ManagedObject {
         }
     }
 
-    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
+    @_spi(Generated) public override func setValue(_ value: Any?, atSlot slot: Swift.Int) throws(DatabaseError) {
         switch slot {
         case 0:
             _firstName = try checkedOptionalValue(value, String.self, slot: 0)

@@ -19,7 +19,7 @@ CREATE TABLE "artwork" (
     "exposure" REAL DEFAULT 0.0,
     "film" TEXT DEFAULT 'SX-70',
     "medium" TEXT,
-    "price" DECIMAL,
+    "price" TEXT,
     "rating" INTEGER DEFAULT 3,
     "title" TEXT NOT NULL,
     "year" INTEGER,
