@@ -89,6 +89,15 @@ import Testing
             let loaded = try #require(try Member.first(in: other))
             #expect(loaded.location == Address(city: "Oslo", street: nil))
             #expect(loaded.displayName == nil)
+            // A required transient reads its default (not optional, not nil) and is known to
+            // dynamic access.
+            let pinned: Bool = loaded.isPinned
+            #expect(pinned == false)
+            #expect(try loaded.value(forKey: "isPinned") as? Bool == false)
+            try loaded.setValue(true, forKey: "isPinned")
+            #expect(loaded.isPinned)
+            loaded.displayName = "x"
+            #expect(try loaded.value(forKey: "displayName") as? String == "x")
             let loadedNote = try #require(try Note.first(in: other))
             #expect(loadedNote.text == "remember")
             #expect(try loadedNote.value(forKey: "text") as? String == "remember")

@@ -69,6 +69,9 @@ extension SwiftContextBuilder {
                 Self.appendList(uniquenessSets, to: &text) { slots, text in Self.appendList(slots, to: &text) { $1.append(integer: Int64($0)) } }
             })
         context.member(Key.attributes, context.list(attributeContexts))
+        let transientDefaults = transientDefaultsLiteral(index)
+        context.member(Key.hasTransients, transientDefaults != nil)
+        context.member(Key.transientDefaults, transientDefaults ?? "[:]")
         let keyPathAttributes = context.beginList()
         for slot in all.indices where !all[slot].isMember { context.item(attributeContexts[slot]) }
         context.member(Key.keyPathAttributes, context.endList(keyPathAttributes))
@@ -230,17 +233,44 @@ extension SwiftContextBuilder {
         return context.endList(list)
     }
 
+    /// The entity's transient attributes (inherited ones too) and their defaults, as the Swift
+    /// dictionary literal `EntityDescription(transients:)` takes; nil when it has none.
+    func transientDefaultsLiteral(_ index: Int) -> String? {
+        var entries: [String] = []
+        for entity in lineage(index) {
+            for attribute in model.entities[entity].attributes where attribute.isTransient {
+                var value = "nil"
+                if let type = SwiftValueType(attribute.type), let given = attribute.defaultValue {
+                    // Typed, so that the property's `as?` finds the attribute's own type.
+                    value = "\(typeName(type.swiftName))(\(type.literal(given))) as (any Sendable)?"
+                }
+                entries.append("\(SwiftNames.literal(attribute.name)): \(value)")
+            }
+        }
+        return entries.isEmpty ? nil : "[" + entries.joined(separator: ", ") + "]"
+    }
+
     /// Transient attributes of entity `index`: plain stored properties, never saved.
     private func transientContexts(_ index: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let list = context.beginList()
         for attribute in model.entities[index].attributes where attribute.isTransient {
-            let wrapped = SwiftValueType(attribute.type).map { typeName($0.swiftName) }
+            let valueType = SwiftValueType(attribute.type)
+            let wrapped = valueType.map { typeName($0.swiftName) }
             let key = SwiftNames.literal(attribute.name)
             let object = context.beginObject()
             context.member(Key.name, Self.propertyName(attribute.name))
             context.member(Key.key, key)
-            context.member(Key.type, wrapped.map { $0 + "?" } ?? "Any?")
-            context.member(Key.getter, "transientValue(forKey: \(key))" + (wrapped.map { " as? " + $0 } ?? ""))
+            // A required transient of a value type is not optional (Core Data's scalar): it reads
+            // its default (or the type's zero) until set. The default itself is in the entity's
+            // description, where dynamic access finds it too.
+            if let valueType, let wrapped, !attribute.isOptional {
+                let fallback = attribute.defaultValue.map { valueType.literal($0) } ?? valueType.placeholder
+                context.member(Key.type, wrapped)
+                context.member(Key.getter, "(transientValue(forKey: \(key)) as? \(wrapped)) ?? \(fallback)")
+            } else {
+                context.member(Key.type, wrapped.map { $0 + "?" } ?? "Any?")
+                context.member(Key.getter, "transientValue(forKey: \(key))" + (wrapped.map { " as? " + $0 } ?? ""))
+            }
             context.item(context.endObject(object))
         }
         return context.endList(list)

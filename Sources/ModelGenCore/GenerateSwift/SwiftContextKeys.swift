@@ -37,6 +37,8 @@ enum ContextKey {
     static let hasOwnAttributes = MustacheKey("hasOwnAttributes")
     static let composites = MustacheKey("composites")
     static let transients = MustacheKey("transients")
+    static let hasTransients = MustacheKey("hasTransients")
+    static let transientDefaults = MustacheKey("transientDefaults")
     static let relationships = MustacheKey("relationships")
     static let ownRelationships = MustacheKey("ownRelationships")
     static let hasRelationships = MustacheKey("hasRelationships")

@@ -55,6 +55,9 @@ public final class EntityDescription: Sendable {
     public let uniquenessConstraints: [[Int]]
     /// The class of this entity's objects.
     public let objectType: ManagedObject.Type?
+    /// Transient attributes (inherited ones too), by name, with the value a new object starts
+    /// with (`nil` for none): kept in memory only, read and set by key like stored ones.
+    public let transients: [String: (any Sendable)?]
 
     let selectColumnsSQL: String
     /// The same columns with `NULL` for `_entity`, when a fetch's rows can only be of this entity
@@ -92,8 +95,9 @@ public final class EntityDescription: Sendable {
     public init(
         name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], columns: [String]? = nil, uniquenessConstraints: [[Int]] = [],
-        objectType: ManagedObject.Type? = nil
+        objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:]
     ) {
+        self.transients = transients
         self.name = name
         self.table = table
         self.entityID = entityID

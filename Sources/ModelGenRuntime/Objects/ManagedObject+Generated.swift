@@ -139,7 +139,11 @@ extension ManagedObject {
 
     /// A transient attribute's value (kept in memory, never saved).
     @_spi(Generated)
-    public final func transientValue(forKey key: String) -> Any? { transientValues[key] ?? nil }
+    public final func transientValue(forKey key: String) -> Any? {
+        // Set (perhaps to nil), or never set: the model's default.
+        if let value = transientValues[key] { return value }
+        return type(of: self).entityDescription.transients[key] ?? nil
+    }
 
     /// Sets a transient attribute's value.
     @_spi(Generated)

@@ -252,6 +252,7 @@ open class ManagedObject: Hashable {
                 ? try loadedToMany(index).objects as Any : try loadedToOne(index) as Any?
         }
         guard let slot = entity.slot(of: key) else {
+            if entity.transients.keys.contains(key) { return transientValue(forKey: key) }
             throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
         }
         return value(atSlot: slot)
@@ -266,6 +267,10 @@ open class ManagedObject: Hashable {
             return
         }
         guard let slot = entity.slot(of: key) else {
+            if entity.transients.keys.contains(key) {
+                setTransientValue(unwrappedValue(value), forKey: key)
+                return
+            }
             throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
         }
         try setValue(value, atSlot: slot)

@@ -20,7 +20,8 @@ public final class Member: ManagedObject {
         ],
         columns: ["email", "location_city", "location_street", "name"],
         uniquenessConstraints: [[0]],
-        objectType: Member.self)
+        objectType: Member.self,
+        transients: ["displayName": nil, "isPinned": Bool(false) as (any Sendable)?])
 
     private var _email: String = ""
     private var _location_city: String? = nil
@@ -57,6 +58,12 @@ public final class Member: ManagedObject {
     public var displayName: String? {
         get { transientValue(forKey: "displayName") as? String }
         set { setTransientValue(newValue, forKey: "displayName") }
+    }
+
+    /// Transient: kept in memory only, never saved.
+    public var isPinned: Bool {
+        get { (transientValue(forKey: "isPinned") as? Bool) ?? false }
+        set { setTransientValue(newValue, forKey: "isPinned") }
     }
 
     public var loans: Set<Loan> {
