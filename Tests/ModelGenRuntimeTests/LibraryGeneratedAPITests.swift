@@ -69,6 +69,48 @@ import Testing
             #expect(Set(matches.map(\.title)) == ["Analytical", "analysis"])
             #expect(Set(try ada.longBooks().map(\.title)) == ["Analytical", "analysis"])
             #expect(ada.booksArray.map(\.title) == ["Analytical", "Notes", "analysis"])  // -year (all nil), then title
+            // Variables other than $FETCH_SOURCE are parameters, typed; so are variables compared
+            // through a to-many (ANY) and objects tested for membership.
+            let notes = try #require(try Book.fetch(in: context, where: \.title == "Notes").first)
+            notes.year = 1843
+            try context.save()
+            #expect(try ada.booksSince(SINCE: 1800).map(\.title) == ["Notes"])
+            let named: [Book] = try Book.fetchBooksByAuthorName(NAME: "Ada", in: context)
+            #expect(named.count == 3)
+            #expect(try Author.fetchAuthorsOf(BOOK: notes, in: context) == [ada])
+            #expect(try Author.fetch(in: context, where: .contains(\.books, notes)) == [ada])
+        }
+    }
+
+    /// What the type system cannot rule out is refused with an error, not a trap: a typed
+    /// predicate or sort on a transient attribute, an abstract entity inserted, a relationship
+    /// read once the object's context is gone.
+    @Test func misuseIsAnErrorNotATrap() throws {
+        try Store.withStore { store, _ in
+            let context = store.newContext()
+            _ = Member(in: context, email: "m@x", name: "M")
+            try context.save()
+            #expect(throws: DatabaseError.self) { try Member.fetch(in: context, where: \.displayName == "x") }
+            #expect(throws: DatabaseError.self) { try Member.count(in: context, where: \.isPinned == true) }
+            #expect(throws: DatabaseError.self) { try Member.fetch(in: context, sortedBy: [ObjectSortDescriptor(\.displayName)]) }
+            _ = context.insert(Media.self)
+            #expect {
+                try context.save()
+            } throws: { error in
+                (error as? DatabaseError)?.code == .misuse && (error as? DatabaseError)?.entity == "Media"
+            }
+            context.rollback()
+            var member: Member?
+            do {
+                let scoped = store.newContext()
+                member = try Member.first(in: scoped)
+            }
+            let orphan = try #require(member)
+            #expect {
+                _ = try orphan.value(forKey: "loans")
+            } throws: { error in
+                (error as? DatabaseError)?.code == .misuse
+            }
         }
     }
 

@@ -70,10 +70,17 @@ extension SwiftContextBuilder {
         let list = context.beginList()
         for property in model.entities[index].fetchedProperties {
             guard let destination = property.request.entity, let destinationClass = classNames[destination] else { continue }
+            // `$FETCH_SOURCE` is this object; any other variable is a parameter.
+            let own = property.request.variables.filter { $0 != "FETCH_SOURCE" && $0 != "FETCHED_PROPERTY" }
+            let types = property.request.predicate.map { variableTypes($0.node, entity: destination) } ?? [:]
             let object = context.beginObject()
             context.member(Key.name, Self.propertyName(property.name))
             context.member(Key.destinationClass, destinationClass)
             context.member(Key.format, SwiftNames.literal(property.request.predicateString ?? "TRUEPREDICATE"))
+            context.member(Key.parameters, own.map { "\(SwiftNames.identifier($0)): \(types[$0] ?? "Any?")" }.joined(separator: ", "))
+            context.member(
+                Key.variables,
+                "[" + (["\"FETCH_SOURCE\": self"] + own.map { "\(SwiftNames.literal($0)): \(SwiftNames.identifier($0))" }).joined(separator: ", ") + "]")
             context.item(context.endObject(object))
         }
         return context.endList(list)
@@ -101,11 +108,17 @@ extension SwiftContextBuilder {
                 let pairs = [(comparison.lhs, comparison.rhs), (comparison.rhs, comparison.lhs)]
                 for (key, value) in pairs {
                     guard case .variable(let name, _) = value else { continue }
-                    guard case .keyPath(.implicit, let components, _) = key, comparison.quantifier == .none else {
+                    guard case .keyPath(.implicit, let components, _) = key else {
                         record(name, nil)
                         continue
                     }
-                    var type = keyPathType(components, from: entity)
+                    // `$TAG IN tags`: an object of the to-many's destination.
+                    if comparison.op == .in, case .variable = comparison.lhs {
+                        record(name, keyPathType(components, from: entity, throughToMany: true, member: true))
+                        continue
+                    }
+                    // `ANY tags.name == $NAME`: the type at the end of the path through the to-many.
+                    var type = keyPathType(components, from: entity, throughToMany: comparison.quantifier != .none)
                     if comparison.op == .in, let element = type { type = "[\(element)]" }
                     if comparison.op == .between { type = nil }
                     if comparison.op.isStringOperator, type != typeName("String") { type = nil }
@@ -119,8 +132,10 @@ extension SwiftContextBuilder {
     }
 
     /// The Swift type of the value at a key path: an attribute's (non-optional) type, or a to-one
-    /// destination's class; `nil` through to-many relationships or unknown keys.
-    private func keyPathType(_ components: [String], from entity: Int) -> String? {
+    /// destination's class; `nil` for unknown keys, and through to-many relationships unless
+    /// `throughToMany` (a quantified comparison: the type of each element's value). `member`: the
+    /// path ends in a to-many whose destination's class is the type (`$TAG IN tags`).
+    private func keyPathType(_ components: [String], from entity: Int, throughToMany: Bool = false, member: Bool = false) -> String? {
         var current = entity
         for (position, component) in components.enumerated() {
             let isLast = position == components.count - 1
@@ -130,7 +145,7 @@ extension SwiftContextBuilder {
                 return stored.swiftType
             }
             guard let planned = relationships[current]?.first(where: { $0.relationship.name == component }),
-                !planned.relationship.isToMany
+                !planned.relationship.isToMany || throughToMany || (member && isLast)
             else { return nil }
             if isLast { return classNames[planned.destination] }
             current = planned.destination

@@ -10,6 +10,7 @@ extension ObjectContext {
     /// come back as they are (one object per row), and the context's unsaved inserts, changes and
     /// deletes are taken into account.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
+        if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first { throw failure }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
         let pending = hasChanges
@@ -61,6 +62,7 @@ extension ObjectContext {
 
     /// How many objects `request` selects (its limit and offset applied).
     public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> Int {
+        if let failure = request.predicate?.failure { throw failure }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
         guard !hasChanges else { return try fetch(request).count }

@@ -261,6 +261,12 @@ public final class ObjectContext {
         }
         let inserted = insertedObjects
         Self.forEachRun(of: inserted) { entity, run in
+            if entity.isAbstract {
+                problems.append(
+                    DatabaseError(
+                        .misuse, "\(entity.name) is abstract: insert objects of its sub-entities instead (\(run.count) inserted)",
+                        entity: entity.name))
+            }
             guard !entity.requiredWithoutDefault.isEmpty || !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty else { return }
             for object in inserted[run] {
                 for (slot, attribute) in entity.requiredWithoutDefault

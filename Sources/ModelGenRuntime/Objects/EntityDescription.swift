@@ -58,6 +58,8 @@ public final class EntityDescription: Sendable {
     /// Transient attributes (inherited ones too), by name, with the value a new object starts
     /// with (`nil` for none): kept in memory only, read and set by key like stored ones.
     public let transients: [String: (any Sendable)?]
+    /// Whether the entity is abstract: only its sub-entities have objects.
+    public let isAbstract: Bool
 
     let selectColumnsSQL: String
     /// The same columns with `NULL` for `_entity`, when a fetch's rows can only be of this entity
@@ -95,9 +97,10 @@ public final class EntityDescription: Sendable {
     public init(
         name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], columns: [String]? = nil, uniquenessConstraints: [[Int]] = [],
-        objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:]
+        objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:], isAbstract: Bool = false
     ) {
         self.transients = transients
+        self.isAbstract = isAbstract
         self.name = name
         self.table = table
         self.entityID = entityID

@@ -152,10 +152,11 @@ extension ManagedObject {
 
 extension SortedArray where Element: ManagedObject {
     /// `elements` sorted by `descriptors` (stable: equal elements keep their order; with no
-    /// descriptors, the order given).
+    /// descriptors, the order given). A descriptor of a key path that is not a stored attribute
+    /// (which a fetch refuses with its error) orders nothing here.
     public init(_ elements: [Element], sortedBy descriptors: [ObjectSortDescriptor<Element>]) {
         self.init(elements) { lhs, rhs in
-            for descriptor in descriptors {
+            for descriptor in descriptors where descriptor.failure == nil {
                 let order = StoredValue.order(
                     PredicateEvaluator.value(descriptor.slot, lhs), PredicateEvaluator.value(descriptor.slot, rhs),
                     caseInsensitive: descriptor.caseInsensitive)

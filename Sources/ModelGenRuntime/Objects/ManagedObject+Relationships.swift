@@ -102,7 +102,8 @@ extension ManagedObject {
             links[index] = .toOne(destination)
             return destination
         case .unloaded:
-            guard !objectID.isTemporary, let context else { return nil }
+            guard !objectID.isTemporary else { return nil }
+            guard let context else { throw contextGone(index) }
             let destination = try context.loadToOne(of: self, index)
             links[index] = .toOne(destination)
             return destination
@@ -113,13 +114,24 @@ extension ManagedObject {
         prepareLinks()
         if case .toMany(let list) = links[index] { return list }
         let list: LinkList
-        if !objectID.isTemporary, let context {
+        if !objectID.isTemporary {
+            guard let context else { throw contextGone(index) }
             list = LinkList(try context.loadToMany(of: self, index))
         } else {
             list = LinkList()
         }
         links[index] = .toMany(list)
         return list
+    }
+
+    /// A saved object without a context (its context was released, or it was deleted and the
+    /// deletion saved) cannot read a relationship it has not read yet: said, not answered empty.
+    private func contextGone(_ index: Int) -> DatabaseError {
+        let entity = type(of: self).entityDescription
+        return DatabaseError(
+            .misuse,
+            "\(entity.name).\(entity.relationships[index].name) cannot be read: the object's context is gone (keep the context while you use its objects)",
+            entity: entity.name, property: entity.relationships[index].name)
     }
 
     // MARK: - Changing, with inverses

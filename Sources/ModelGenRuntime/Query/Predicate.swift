@@ -14,94 +14,119 @@ public struct ObjectPredicate<T: ManagedObject> {
     typealias Condition = PredicateCondition
 
     let condition: Condition
+    /// Why the predicate cannot be evaluated (a key path to a transient attribute or through a
+    /// to-many, which a Swift key path cannot rule out at compile time): a fetch or count with it
+    /// throws this instead of the process trapping.
+    let failure: DatabaseError?
 
-    init(_ condition: Condition) {
+    init(_ condition: Condition, failure: DatabaseError? = nil) {
         self.condition = condition
+        self.failure = failure
+    }
+
+    private static func invalid(_ message: String, property: String? = nil) -> ObjectPredicate {
+        ObjectPredicate(.constant(false), failure: DatabaseError(.predicate, message, entity: T.entityDescription.name, property: property))
     }
 
     public static var all: ObjectPredicate { ObjectPredicate(.constant(true)) }
     public static var none: ObjectPredicate { ObjectPredicate(.constant(false)) }
 
-    public static func && (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate { ObjectPredicate(.and([lhs.condition, rhs.condition])) }
-    public static func || (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate { ObjectPredicate(.or([lhs.condition, rhs.condition])) }
-    public static prefix func ! (operand: ObjectPredicate) -> ObjectPredicate { ObjectPredicate(.not(operand.condition)) }
+    public static func && (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate {
+        ObjectPredicate(.and([lhs.condition, rhs.condition]), failure: lhs.failure ?? rhs.failure)
+    }
+    public static func || (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate {
+        ObjectPredicate(.or([lhs.condition, rhs.condition]), failure: lhs.failure ?? rhs.failure)
+    }
+    public static prefix func ! (operand: ObjectPredicate) -> ObjectPredicate { ObjectPredicate(.not(operand.condition), failure: operand.failure) }
 
     // MARK: - Typed construction
 
     /// Objects whose to-one `relationship` leads to an object matching `predicate`
     /// (`\Grade.student` and `\Student.id == id`: Core Data's `student.id == %@`).
     public static func related<D: ManagedObject>(_ relationship: KeyPath<T, D?>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
-        ObjectPredicate(.toOne(relationship: relationshipIndex(of: relationship), inner: predicate.condition))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.toOne(relationship: index, inner: predicate.condition), failure: predicate.failure)
     }
 
     /// Objects with at least one object in to-many `relationship` matching `predicate` (`ANY`).
     public static func any<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
-        ObjectPredicate(.any(relationship: relationshipIndex(of: relationship), inner: predicate.condition))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.any(relationship: index, inner: predicate.condition), failure: predicate.failure)
     }
 
     /// Objects with at least one object in ordered to-many `relationship` matching `predicate`.
     public static func any<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
-        ObjectPredicate(.any(relationship: relationshipIndex(of: relationship), inner: predicate.condition))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.any(relationship: index, inner: predicate.condition), failure: predicate.failure)
     }
 
     /// `relationship.@count op count`.
     public static func count<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ op: ComparisonOperator, _ count: Int) -> ObjectPredicate {
-        ObjectPredicate(.count(relationship: relationshipIndex(of: relationship), op: op, value: Int64(count)))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.count(relationship: index, op: op, value: Int64(count)))
     }
 
     /// `relationship.@count op count` for an ordered to-many.
     public static func count<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ op: ComparisonOperator, _ count: Int) -> ObjectPredicate {
-        ObjectPredicate(.count(relationship: relationshipIndex(of: relationship), op: op, value: Int64(count)))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.count(relationship: index, op: op, value: Int64(count)))
     }
 
     /// Objects whose to-one `relationship` is (`==`) or is not (`!=`) `object`, by identity.
     public static func identity<D: ManagedObject>(_ relationship: KeyPath<T, D?>, equal: Bool = true, _ object: D?) -> ObjectPredicate {
-        ObjectPredicate(.identity(relationship: relationshipIndex(of: relationship), equal: equal, object: object))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.identity(relationship: index, equal: equal, object: object))
     }
 
     /// Objects whose to-many `relationship` includes `object` (Core Data's `%@ IN tags`).
     public static func contains<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ object: D) -> ObjectPredicate {
-        ObjectPredicate(.member(relationship: relationshipIndex(of: relationship), object: object))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.member(relationship: index, object: object))
     }
 
     /// Objects whose ordered to-many `relationship` includes `object`.
     public static func contains<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ object: D) -> ObjectPredicate {
-        ObjectPredicate(.member(relationship: relationshipIndex(of: relationship), object: object))
+        guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
+        return ObjectPredicate(.member(relationship: index, object: object))
     }
 
-    static func relationshipIndex(of keyPath: AnyKeyPath) -> Int {
-        guard let index = T.relationshipIndex(for: keyPath) else {
-            preconditionFailure("\(keyPath) is not a relationship of \(T.entityDescription.name)")
-        }
-        return index
-    }
+    static func relationshipIndex(of keyPath: AnyKeyPath) -> Int? { T.relationshipIndex(for: keyPath) }
 
-    static func slot(of keyPath: AnyKeyPath) -> (Int, AttributeDescription) {
-        guard let slot = T.slot(for: keyPath) else {
-            preconditionFailure("\(keyPath) is not a stored attribute of \(T.entityDescription.name)")
-        }
-        return (slot, T.entityDescription.attributes[slot])
-    }
-
-    static func stored(_ value: Any?, for attribute: AttributeDescription) -> StoredValue {
-        guard let stored = StoredValue.from(value, for: attribute.type) else {
-            preconditionFailure("\(String(describing: value)) does not fit \(attribute.name)")
-        }
-        return stored
+    private static func notARelationship(_ keyPath: AnyKeyPath) -> ObjectPredicate {
+        invalid("\(keyPath) is not a relationship of \(T.entityDescription.name)")
     }
 
     /// `keyPath op value`.
     public static func compare<V>(
         _ keyPath: KeyPath<T, V>, _ op: ComparisonOperator, _ value: V, options: ComparisonOptions = []
     ) -> ObjectPredicate {
-        let (slot, attribute) = slot(of: keyPath)
-        return ObjectPredicate(.compare(slot: slot, op: op, options: options, value: stored(value, for: attribute)))
+        guard let slot = T.slot(for: keyPath) else { return notStored(keyPath) }
+        let attribute = T.entityDescription.attributes[slot]
+        guard let stored = StoredValue.from(value, for: attribute.type) else { return doesNotFit(value, attribute) }
+        return ObjectPredicate(.compare(slot: slot, op: op, options: options, value: stored))
     }
 
     /// `keyPath IN values`.
     public static func keyPath<V>(_ keyPath: KeyPath<T, V>, in values: [V]) -> ObjectPredicate {
-        let (slot, attribute) = slot(of: keyPath)
-        return ObjectPredicate(.oneOf(slot: slot, values: values.map { stored($0, for: attribute) }))
+        guard let slot = T.slot(for: keyPath) else { return notStored(keyPath) }
+        let attribute = T.entityDescription.attributes[slot]
+        var stored: [StoredValue] = []
+        for value in values {
+            guard let one = StoredValue.from(value, for: attribute.type) else { return doesNotFit(value, attribute) }
+            stored.append(one)
+        }
+        return ObjectPredicate(.oneOf(slot: slot, values: stored))
+    }
+
+    /// A key path a fetch cannot use: a transient attribute, a to-many or a key path through a
+    /// relationship (`.related`, `.any`, `.count` and `.contains` express those).
+    private static func notStored(_ keyPath: AnyKeyPath) -> ObjectPredicate {
+        invalid(
+            "\(keyPath) is not a stored attribute of \(T.entityDescription.name): transient attributes are not in the store, and relationships are compared with .related, .any, .count or .contains")
+    }
+
+    private static func doesNotFit(_ value: Any?, _ attribute: AttributeDescription) -> ObjectPredicate {
+        invalid("\(String(describing: value)) does not fit \(attribute.name) (\(attribute.type))", property: attribute.name)
     }
 
     public static func beginsWith(_ keyPath: KeyPath<T, String>, _ prefix: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> ObjectPredicate {

@@ -10,11 +10,20 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
     public var ascending: Bool
     public var caseInsensitive: Bool
 
+    /// Why the descriptor cannot sort (a key path to a transient attribute or a relationship): a
+    /// fetch with it throws this.
+    let failure: DatabaseError?
+
     public init<V>(_ keyPath: KeyPath<T, V>, ascending: Bool = true, caseInsensitive: Bool = false) {
-        guard let slot = T.slot(for: keyPath) else {
-            preconditionFailure("\(keyPath) is not a stored attribute of \(T.entityDescription.name)")
+        if let slot = T.slot(for: keyPath) {
+            self.slot = slot
+            failure = nil
+        } else {
+            slot = 0
+            failure = DatabaseError(
+                .predicate, "cannot sort by \(keyPath): it is not a stored attribute of \(T.entityDescription.name)",
+                entity: T.entityDescription.name)
         }
-        self.slot = slot
         self.ascending = ascending
         self.caseInsensitive = caseInsensitive
     }
@@ -29,6 +38,7 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
         self.slot = slot
         self.ascending = ascending
         self.caseInsensitive = caseInsensitive
+        failure = nil
     }
 
     var sql: String {

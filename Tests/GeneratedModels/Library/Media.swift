@@ -19,7 +19,8 @@ public class Media: ManagedObject {
         ],
         columns: ["duration", "isbn", "narrator", "pages", "shelf_pk", "shelf_position", "title", "year"],
         uniquenessConstraints: [],
-        objectType: Media.self)
+        objectType: Media.self,
+        isAbstract: true)
 
     private var _title: String = ""
     private var _year: Int16? = nil
@@ -57,13 +58,6 @@ public class Media: ManagedObject {
     public var shelf: Shelf? {
         get { toOne(1) }
         set { setToOne(newValue, 1) }
-    }
-
-    /// Inserts a new `Media` into `objectContext` with the values a save requires.
-    public convenience init(in objectContext: ObjectContext, title: String) {
-        self.init()
-        objectContext.insert(self)
-        self.title = title
     }
 
     @_spi(Generated) public override class var entityDescription: EntityDescription { entityMetadata }
