@@ -20,7 +20,7 @@ import Testing
             marked: DiagnosticCases.entity(
                 """
                 <attribute name="firstName" attributeType="String"/>
-                        <attribute 1️⃣name="first_name" attributeType="String"/>
+                        <attribute 1️⃣name="given" attributeType="String"><userInfo><entry key="modelgen.sqlName" value="first_name"/></userInfo></attribute>
                 """)),
         .init(
             id: "table-name-collision", severity: .error,
@@ -117,13 +117,36 @@ import Testing
         }
     }
 
+    /// Sibling sub-entities may declare properties of the same name, even of different types
+    /// (Core Data stores them in separate columns): the first in the hierarchy's order keeps the
+    /// name, the others take their entity's name after it; a one-to-one key likewise.
+    @Test func sameNamedSiblingPropertiesGetTheirOwnColumns() throws {
+        let (schema, diagnostics) = Self.lower(
+            modelDocument(
+                #"<entity name="Media" isAbstract="YES"><attribute name="title" optional="YES" attributeType="String"/></entity>"#
+                    + #"<entity name="Film" parentEntity="Media"><attribute name="status" optional="YES" attributeType="String"/>"#
+                    + #"<relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Owner" inverseName="film" inverseEntity="Owner"/></entity>"#
+                    + #"<entity name="Book" parentEntity="Media"><attribute name="status" attributeType="Integer 16" defaultValueString="0"/>"#
+                    + #"<relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Owner" inverseName="book" inverseEntity="Owner"/></entity>"#
+                    + #"<entity name="Owner"><relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="owner" inverseEntity="Book"/>"#
+                    + #"<relationship name="film" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Film" inverseName="owner" inverseEntity="Film"/></entity>"#))
+        #expect(!diagnostics.contains { $0.severity == .error }, "\(diagnostics.map(\.rendered))")
+        let media = try #require(schema?.tables.first { $0.name == "media" })
+        let sources = Dictionary(uniqueKeysWithValues: media.columns.compactMap { column in column.source.map { ($0, column.name) } })
+        #expect(sources["Book.status"] == "status")
+        #expect(sources["Film.status"] == "status_film")
+        #expect(sources["Book.owner"] == "owner_pk")
+        #expect(sources["Film.owner"] == "owner_pk_film")
+    }
+
+    /// Only names the user chose (`modelgen.sqlName`) can collide: others are made unique.
     @Test func collisionsNameTheOtherDeclarationInANote() {
         let (_, diagnostics) = Self.lower(
             modelDocument(
                 DiagnosticCases.entity(
                     """
                     <attribute name="firstName" attributeType="String"/>
-                            <attribute name="first_name" attributeType="String"/>
+                            <attribute name="given" attributeType="String"><userInfo><entry key="modelgen.sqlName" value="first_name"/></userInfo></attribute>
                     """)))
         #expect(
             diagnostics.map(\.rendered) == [

@@ -286,11 +286,11 @@ extension ManagedObject {
             // Listed as updated even when unordered: the save must run, and other contexts must
             // hear of the change.
             noteRelationshipChange(index)
-        case .inverseForeignKey(_, _?):
-            // An ordered one-to-many: the members' positions are written at the save.
-            noteRelationshipChange(index)
         default:
-            break
+            // An ordered one-to-many: the members' positions are written at the save. Any
+            // other: nothing of this row is written, but the save validates the object's counts
+            // (a member added or taken away through its own to-one).
+            noteRelationshipChange(index)
         }
     }
 

@@ -7,8 +7,9 @@ struct CheckCommand: Command {
         OVERVIEW: \(summary)
 
         Reads each model (a .xcdatamodeld bundle, a .xcdatamodel folder or a contents file),
-        resolves and validates it, and prints every problem as
-        'path:line:column: severity: message [id]' on standard error.
+        resolves and validates it, lays it out in tables and generates its Swift in memory (so
+        what 'sql' and 'generate' would refuse is reported here too), and prints every problem
+        as 'path:line:column: severity: message [id]' on standard error.
 
         USAGE: modelgen check [<options>] <model> ...
 
@@ -30,13 +31,30 @@ struct CheckCommand: Command {
         }
         let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
         let loader = ModelLoader()
+        var failures: [String] = []
         for path in arguments.positionals {
+            let models: [ObjectModel]
             if arguments.has("--all-versions") {
-                _ = loader.loadAll(path: path, diagnostics: engine)
+                models = loader.loadAll(path: path, diagnostics: engine).compactMap(\.1)
             } else {
-                _ = loader.load(path: path, version: arguments.options["--model-version"], diagnostics: engine)
+                models = loader.load(path: path, version: arguments.options["--model-version"], diagnostics: engine).map { [$0] } ?? []
             }
+            for model in models { failures += laterStages(model, path: path, engine) }
         }
-        return output.printDiagnostics(engine) ? .modelErrors : .success
+        for failure in failures { output.printError(failure) }
+        return output.printDiagnostics(engine) || !failures.isEmpty ? .modelErrors : .success
+    }
+
+    /// What `sql` and `generate` check after the front end: the layout's diagnostics, and the
+    /// Swift generation's failures (returned as messages).
+    private static func laterStages(_ model: ObjectModel, path: String, _ engine: DiagnosticEngine) -> [String] {
+        let before = engine.errorCount
+        guard let schema = SchemaLowering().lower(model, diagnostics: engine), engine.errorCount == before else { return [] }
+        do {
+            _ = try SwiftGenerator(options: SwiftGenerationOptions(access: .public, sourceName: path)).generate(model: model, schema: schema)
+            return []
+        } catch {
+            return ["modelgen: error: \(path): generating Swift failed: \(error)"]
+        }
     }
 }
