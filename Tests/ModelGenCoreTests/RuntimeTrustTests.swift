@@ -354,6 +354,57 @@ import Testing
         }
     }
 
+    /// A store of an older version whose migration drops data (a removed attribute and entity) is
+    /// refused by default, and migrated when the app opens it allowing data loss, with the steps
+    /// `modelgen diff --allow-data-loss` plans.
+    @Test func anOlderStoreLosesDataOnlyWhenTheAppAllowsIt() throws {
+        func load(_ body: String, version: String) throws -> (ObjectModel, RelationalSchema) {
+            let engine = DiagnosticEngine()
+            var model = try #require(
+                FrontEnd().run(SourceFile(path: "\(version).xcdatamodel/contents", bytes: Array(modelDocument(body).utf8)), diagnostics: engine))
+            model.modelName = "Notes"
+            model.versionName = version
+            return (model, try #require(SchemaLowering().lower(model, diagnostics: engine)))
+        }
+        let (old, oldSchema) = try load(
+            #"<entity name="Note"><attribute name="text" optional="YES" attributeType="String"/><attribute name="color" optional="YES" attributeType="String"/></entity>"#
+                + #"<entity name="Draft"><attribute name="text" optional="YES" attributeType="String"/></entity>"#, version: "V1")
+        let (new, newSchema) = try load(#"<entity name="Note"><attribute name="text" optional="YES" attributeType="String"/></entity>"#, version: "V2")
+        let migration = StoreMigration.make(version: "V1", from: old, oldSchema, to: new, newSchema)
+        #expect(migration.statements == nil && migration.lossyStatements != nil)
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("notes.sqlite").path
+        do {
+            let store = try PersistentStore(path: path, model: RuntimeSeeder.runtimeModel(old, oldSchema))
+            let context = store.newContext()
+            let type = try #require(store.model.entities.first { $0.name == "Note" }?.objectType)
+            let note = context.insert(type)
+            try note.setValue("keep", forKey: "text")
+            try note.setValue("red", forKey: "color")
+            try context.save()
+        }
+        var current = RuntimeSeeder.runtimeModel(new, newSchema)
+        current.migrations = [
+            PersistentStore.Migration(
+                from: migration.fromHash, version: migration.version, statements: migration.statements, blockingSteps: migration.blockingSteps,
+                lossyStatements: migration.lossyStatements)
+        ]
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect {
+            _ = try PersistentStore(path: path, model: current)
+        } throws: { error in
+            guard let error = error as? DatabaseError else { return false }
+            return error.code == .migration && error.message.contains("allowsDataLoss") && error.message.contains("color")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let store = try PersistentStore(path: path, model: current, options: .init(allowsDataLoss: true))
+        let type = try #require(store.model.entities.first { $0.name == "Note" }?.objectType as? any OracleQuerying.Type)
+        let notes = try type.oracleQuery(store.newContext(), format: nil, arguments: [], sort: [], limit: nil, offset: 0).objects
+        #expect(try notes.map { try $0.value(forKey: "text") as? String } == ["keep"])
+        #expect(try SQLiteDatabase(path: path).rows("SELECT name FROM sqlite_schema WHERE name = 'draft'").isEmpty)
+    }
+
     @Test func membershipInAToMany() throws {
         let shop = try Shop()
         defer { try? FileManager.default.removeItem(at: shop.directory) }

@@ -314,6 +314,10 @@ extension SwiftContextBuilder {
                 Key.statementsLiteral,
                 migration.statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil")
             context.member(Key.blockingStepsLiteral, "[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]")
+            context.member(Key.hasLossyStatements, migration.lossyStatements != nil)
+            context.member(
+                Key.lossyStatementsLiteral,
+                migration.lossyStatements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil")
             context.item(context.endObject(object))
         }
         let migrationContexts = context.endList(migrationList)

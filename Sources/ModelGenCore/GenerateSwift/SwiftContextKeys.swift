@@ -92,6 +92,8 @@ enum ContextKey {
     static let versionLiteral = MustacheKey("versionLiteral")
     static let statementsLiteral = MustacheKey("statementsLiteral")
     static let blockingStepsLiteral = MustacheKey("blockingStepsLiteral")
+    static let hasLossyStatements = MustacheKey("hasLossyStatements")
+    static let lossyStatementsLiteral = MustacheKey("lossyStatementsLiteral")
     static let hasMigrations = MustacheKey("hasMigrations")
     static let modelNameLiteral = MustacheKey("modelNameLiteral")
     static let schemaHashLiteral = MustacheKey("schemaHashLiteral")

@@ -10,6 +10,10 @@ public struct StoreMigration: Sendable, Equatable {
     public var statements: [String]?
     /// `safety code subject` of each step that keeps it from being automatic.
     public var blockingSteps: [String]
+    /// The statements when the only steps that keep it from being automatic lose data (removed
+    /// attributes and entities: what `modelgen diff --allow-data-loss` writes), for an app that
+    /// opens the store allowing it; else nil.
+    public var lossyStatements: [String]? = nil
 
     /// The migration from `old` to `new`, automatic only when the plan's steps all are.
     public static func make(
@@ -17,9 +21,12 @@ public struct StoreMigration: Sendable, Equatable {
     ) -> StoreMigration {
         let plan = MigrationPlanner().plan(from: old, oldSchema, to: new, newSchema)
         let blocking = plan.steps.filter { $0.safety > .rewrite }.map { "\($0.safety.rawValue) \($0.code) \($0.subject)" }
+        // Only data loss, which the app may accept; not steps whose data decides or that need input.
+        let onlyLossy = !blocking.isEmpty && plan.steps.allSatisfy { $0.safety <= .rewrite || $0.safety == .lossy }
+        let rendered = blocking.isEmpty || onlyLossy ? SQLiteMigrationRenderer().statements(plan) : nil
         return StoreMigration(
-            version: version, fromHash: SchemaSnapshot.make(oldSchema).hash,
-            statements: blocking.isEmpty ? SQLiteMigrationRenderer().statements(plan) : nil, blockingSteps: blocking)
+            version: version, fromHash: SchemaSnapshot.make(oldSchema).hash, statements: blocking.isEmpty ? rendered : nil,
+            blockingSteps: blocking, lossyStatements: onlyLossy ? rendered : nil)
     }
 
     /// The migrations from every other version of the bundle at `bundle` to `model`, in version

@@ -47,12 +47,28 @@ public final class PersistentStore: @unchecked Sendable {
         public var statements: [String]?
         /// `safety code subject` of each step that keeps the migration from being automatic.
         public var blockingSteps: [String]
+        /// The statements when the only blocking steps lose data (removed attributes or
+        /// entities): run only for a store opened with `OpenOptions.allowsDataLoss`.
+        public var lossyStatements: [String]?
 
-        public init(from: String, version: String, statements: [String]?, blockingSteps: [String]) {
+        public init(from: String, version: String, statements: [String]?, blockingSteps: [String], lossyStatements: [String]? = nil) {
             self.from = from
             self.version = version
             self.statements = statements
             self.blockingSteps = blockingSteps
+            self.lossyStatements = lossyStatements
+        }
+    }
+
+    /// How a store is opened.
+    public struct OpenOptions: Sendable {
+        /// Migrate a store of an older version even when that drops data the current version has
+        /// no place for (removed attributes and entities), as Core Data's lightweight migration
+        /// does. Off by default: such a store is refused with `.migration`.
+        public var allowsDataLoss: Bool
+
+        public init(allowsDataLoss: Bool = false) {
+            self.allowsDataLoss = allowsDataLoss
         }
     }
 
@@ -71,7 +87,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// - Throws: `DatabaseError` `.sqlite` when the file cannot be opened or the DDL fails;
     ///   `.migration` when the store was made for another version of the model and cannot be
     ///   migrated automatically (see `Model.migrations`).
-    public init(path: String, model: Model) throws(DatabaseError) {
+    public init(path: String, model: Model, options: OpenOptions = OpenOptions()) throws(DatabaseError) {
         self.model = model
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
         // Not WAL yet: a file this store refuses to open is left exactly as it was.
@@ -93,7 +109,7 @@ public final class PersistentStore: @unchecked Sendable {
             }
         }
         if let existing, existing != model.schemaHash {
-            try Self.migrate(connection, from: existing, to: model)
+            try Self.migrate(connection, from: existing, to: model, allowingDataLoss: options.allowsDataLoss)
         }
         try connection.useWAL()
     }
@@ -120,7 +136,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// - Throws: `.migration` when no migration from the store's version is known or it is not
     ///   automatic (the message lists the steps' codes); `.sqlite` when a statement fails. In
     ///   every case the store is left as it was.
-    private static func migrate(_ connection: Connection, from recorded: String, to model: Model) throws(DatabaseError) {
+    private static func migrate(_ connection: Connection, from recorded: String, to model: Model, allowingDataLoss: Bool) throws(DatabaseError) {
         guard let migration = model.migrations.first(where: { $0.from == recorded }) else {
             if let storeModel = try? recordedValue("model", connection), !storeModel.isEmpty, storeModel != model.name {
                 throw DatabaseError(
@@ -131,11 +147,15 @@ public final class PersistentStore: @unchecked Sendable {
                 .migration,
                 "the store's schema (\(recorded.prefix(12))) is of no version of \(model.name) this code knows (\(model.schemaHash.prefix(12)) is current); migrate it with `modelgen diff`")
         }
-        guard let statements = migration.statements else {
+        guard let statements = migration.statements ?? (allowingDataLoss ? migration.lossyStatements : nil) else {
+            let advice =
+                migration.lossyStatements != nil
+                ? "open it with OpenOptions(allowsDataLoss: true) to drop that data, or migrate it with `modelgen diff`"
+                : "migrate it with `modelgen diff`"
             throw DatabaseError(
                 .migration,
                 "the store is of \(model.name) version \(migration.version), and moving it to the current version is not automatic: "
-                    + migration.blockingSteps.joined(separator: "; ") + "; migrate it with `modelgen diff`")
+                    + migration.blockingSteps.joined(separator: "; ") + "; " + advice)
         }
         for (index, statement) in statements.enumerated() {
             do {
