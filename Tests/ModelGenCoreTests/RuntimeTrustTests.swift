@@ -168,6 +168,30 @@ import Testing
         #expect(try shop.fetch(reopened.newContext(), "Order", "total == %@", Decimal(string: "0.1")!).count == 1)
     }
 
+    /// A store made when decimal columns were declared DECIMAL (numeric affinity) is given TEXT
+    /// affinity on open, so its new decimals keep every digit.
+    @Test func aStoreWithDecimalColumnsOfNumericAffinityIsFixedOnOpen() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var old = try Self.shop().0
+        old.sqliteDDL = old.sqliteDDL.replacingOccurrences(of: "\"total\" TEXT", with: "\"total\" DECIMAL")
+        #expect(old.sqliteDDL.contains("\"total\" DECIMAL"))
+        let path = directory.appendingPathComponent("old.sqlite").path
+        do { _ = try PersistentStore(path: path, model: old) }
+        let value = Decimal(string: "12345678901234567890.123456789")!
+        do {
+            let store = try PersistentStore(path: path, model: try Self.shop().0)
+            let context = store.newContext()
+            let type = try #require(store.model.entities.first { $0.name == "Order" }?.objectType)
+            try context.insert(type).setValue(value, forKey: "total")
+            try context.save()
+        }
+        let declared = try SQLiteDatabase(path: path).rows("SELECT type FROM pragma_table_info('order') WHERE name = 'total'")
+        #expect(declared == [["TEXT"]])
+        #expect(try SQLiteDatabase(path: path).rows(#"SELECT typeof("total"), "total" FROM "order""#) == [["text", "12345678901234567890.123456789"]])
+        #expect(try SQLiteDatabase(path: path).rows("PRAGMA integrity_check") == [["ok"]])
+    }
+
     @Test func aDatabaseThatIsNotAStoreIsNotChanged() throws {
         let directory = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -111,7 +111,58 @@ public final class PersistentStore: @unchecked Sendable {
         if let existing, existing != model.schemaHash {
             try Self.migrate(connection, from: existing, to: model, allowingDataLoss: options.allowsDataLoss)
         }
+        if existing != nil { try Self.giveDecimalsTextAffinity(connection, model) }
         try connection.useWAL()
+    }
+
+    /// Stores made before decimals were declared `TEXT` declared them `DECIMAL`, whose numeric
+    /// affinity turns a decimal's text into a REAL (digits past the 15th lost). Their declared
+    /// type is changed in the schema, as SQLite documents for changes that leave the stored
+    /// content as it is (`writable_schema`, then a new `schema_version`): new values keep every
+    /// digit; values stored before keep what they were stored as.
+    private static func giveDecimalsTextAffinity(_ connection: Connection, _ model: Model) throws(DatabaseError) {
+        var columnsByTable: [String: Set<String>] = [:]
+        for entity in model.entities {
+            for attribute in entity.attributes where attribute.type == .decimal { columnsByTable[entity.table, default: []].insert(attribute.column) }
+        }
+        guard !columnsByTable.isEmpty else { return }
+        var changed: [(String, String)] = []
+        for (table, columns) in columnsByTable.sorted(by: { $0.key < $1.key }) {
+            let statement = try connection.cachedStatement("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?")
+            statement.bind(table, at: 1)
+            let sql = try statement.step() ? statement.string(0) : nil
+            statement.reset()
+            guard var text = sql else { continue }
+            for column in columns.sorted() {
+                text = text.replacingOccurrences(of: EntityDescription.quoted(column) + " DECIMAL", with: EntityDescription.quoted(column) + " TEXT")
+            }
+            if text != sql { changed.append((table, text)) }
+        }
+        guard !changed.isEmpty else { return }
+        do {
+            try connection.transaction {
+                let version = try connection.cachedStatement("PRAGMA schema_version")
+                _ = try version.step()
+                let number = version.int64(0)
+                version.reset()
+                try connection.execute("PRAGMA writable_schema = ON")
+                for (table, text) in changed {
+                    let update = try connection.cachedStatement("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?")
+                    update.bind(text, at: 1)
+                    update.bind(table, at: 2)
+                    try update.run()
+                    update.reset()
+                }
+                try connection.execute("PRAGMA schema_version = \(number + 1)")
+                try connection.execute("PRAGMA writable_schema = OFF")
+            }
+        } catch let error as DatabaseError {
+            try? connection.execute("PRAGMA writable_schema = OFF")
+            throw error
+        } catch {
+            try? connection.execute("PRAGMA writable_schema = OFF")
+            throw DatabaseError(.sqlite, "\(error)")
+        }
     }
 
     /// Refuses a database that has tables but no modelgen metadata: another program's data (or
