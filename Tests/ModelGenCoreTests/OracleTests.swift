@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import ModelGenCore
+
 /// The differential test of the runtime: random models, operations and queries, every answer
 /// compared with brute force (`Oracle/`). A bounded run here; `Scripts/oracle.sh SECONDS` runs
 /// longer (`MODELGEN_ORACLE_SECONDS`, `MODELGEN_ORACLE_SEED` for the first seed).
@@ -36,5 +38,46 @@ import Testing
         )
         for failure in failures { Issue.record("\(failure)") }
         #expect(tally.queries > 0)
+    }
+
+    /// The real models of the corpus with random data: every version the oracle can model
+    /// (see `OracleModel.from`), one case each.
+    @Test func corpusModelsWithRandomDataAgreeWithBruteForce() throws {
+        guard let root = TestPaths.sharedFolder("corpus") else { return }
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var tally = OracleTally()
+        var skipped: [String: Int] = [:]
+        var failures: [OracleCase.Failure] = []
+        let files = TestPaths.files(named: "contents", under: root)
+        for (number, file) in files.enumerated() {
+            let engine = DiagnosticEngine()
+            guard let bytes = try? [UInt8](Data(contentsOf: file)),
+                var objectModel = FrontEnd().run(SourceFile(path: file.path, bytes: bytes), diagnostics: engine),
+                case let schema = SchemaLowering().lower(objectModel, diagnostics: engine), let schema, !engine.hasErrors
+            else {
+                skipped["does not load", default: 0] += 1
+                continue
+            }
+            objectModel.modelName = "Corpus"
+            let (model, reason) = OracleModel.from(objectModel)
+            guard let model else {
+                skipped[reason ?? "?", default: 0] += 1
+                continue
+            }
+            let seed = Self.firstSeed &+ UInt64(number) &* 7919
+            var random = OracleRandom(seed: seed)
+            let runtime = OracleCase.runtimeModel(objectModel, schema, model)
+            let relative = String(file.path.dropFirst(root.path.count + 1))
+            let (caseTally, failure) = OracleCase.run(
+                model: model, runtime: runtime, random: &random, seed: seed, operationCount: 120, in: directory, label: relative)
+            tally = tally + caseTally
+            if let failure { failures.append(failure) }
+        }
+        print(
+            "oracle on the corpus: \(tally.cases) of \(files.count) model versions, \(tally.operations) operations, \(tally.queries) queries, \(tally.saves) saves (\(tally.refusedSaves) refused as expected), \(failures.count) findings; not modelled: "
+                + skipped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        for failure in failures.prefix(5) { Issue.record("\(failure)") }
+        #expect(tally.cases > 0)
     }
 }

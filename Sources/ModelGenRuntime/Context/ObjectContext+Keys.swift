@@ -5,7 +5,10 @@ extension ObjectContext {
     ///   foreign key's `ON DELETE` action on it (an account deleted with its posts: `SET NULL` on
     ///   a post's required key failed), and a one-to-one partner it held is free for another row;
     /// - an updated row whose one-to-one key changed holds `-_pk` until its update, so another row
-    ///   can take its old partner first (a unique index is checked at once, not at commit).
+    ///   can take its old partner first (a unique index is checked at once, not at commit); when
+    ///   the save deletes rows, so does every updated row whose key changed, so that deleting the
+    ///   row it pointed to does not run the key's `ON DELETE CASCADE` or `SET NULL` on it (it no
+    ///   longer points there).
     /// - a deleted row's join-table links go first: the rules were applied in memory (a Deny rule
     ///   checked), and a link's `ON DELETE RESTRICT` would refuse deleting a row linked to itself.
     /// `-_pk` is NOT NULL and distinct per row; the keys are checked at commit (deferred), when
@@ -33,11 +36,11 @@ extension ObjectContext {
             }
         }
         try Self.forEachRun(of: updated) { entity, run throws(DatabaseError) in
-            let oneToOne = Self.oneToOneKeys(entity)
-            guard oneToOne != 0 else { return }
-            for object in updated[run] where object.relationshipMask & oneToOne != 0 {
+            let released = deleted.isEmpty ? Self.oneToOneKeys(entity) : entity.foreignKeyMask
+            guard released != 0 else { return }
+            for object in updated[run] where object.relationshipMask & released != 0 {
                 let columns = entity.relationships.indices.compactMap { index in
-                    object.relationshipMask & oneToOne & EntityDescription.bit(index) != 0 ? entity.relationships[index].foreignKeyColumn : nil
+                    object.relationshipMask & released & EntityDescription.bit(index) != 0 ? entity.relationships[index].foreignKeyColumn : nil
                 }
                 let statement = try connection.cachedStatement(Self.releaseSQL(entity, columns))
                 statement.bind(object.objectID.rowID, at: 1)

@@ -163,13 +163,14 @@ public final class ObjectContext {
                         updated = updatedObjects.filter { !$0.isListedAsDeleted }
                     }
                     if work.hasRelationships { try releaseForeignKeys(updated: updated, connection) }
-                    // Unique values move away (updates) and go (deletes) before new rows take
-                    // them; new rows keep the numbers given before the deletes (past every row
-                    // the table had), so a deleted row's number is not reused in the same save.
+                    // Unique values go (deletes) and move away (updates) before changed and new
+                    // rows take them; new rows keep the numbers given before the deletes (past
+                    // every row the table had), so a deleted row's number is not reused in the
+                    // same save.
                     try assignRows(connection)
-                    try updateRows(updated, connection)
                     let deletedTables = Set(deletedObjects.map { type(of: $0).entityDescription.table })
                     try deleteRows(connection)
+                    try updateRows(updated, connection)
                     try insertRows(connection, numbered: deletedTables)
                     if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
                 }

@@ -33,7 +33,12 @@ struct OracleCase {
             throw OracleFinding("a model Xcode accepts was refused: " + engine.sorted.map { "\($0)" }.joined(separator: "; "))
         }
         objectModel.modelName = "Oracle"
-        return RuntimeSeeder.runtimeModel(objectModel, schema) { entityName, attributeName in
+        return runtimeModel(objectModel, schema, model)
+    }
+
+    /// The runtime model of a loaded model, new objects starting with `model`'s defaults.
+    static func runtimeModel(_ objectModel: ObjectModel, _ schema: RelationalSchema, _ model: OracleModel) -> PersistentStore.Model {
+        RuntimeSeeder.runtimeModel(objectModel, schema, patterns: false) { entityName, attributeName in
             guard let entity = model.entities.indices.first(where: { model.entities[$0].name == entityName }),
                 let attribute = model.attributes(of: entity).first(where: { $0.name == attributeName })
             else { return nil }
@@ -51,6 +56,15 @@ struct OracleCase {
         } catch {
             return (OracleTally(), Failure(seed: seed, finding: "\(error)", model: model.xml, operations: []))
         }
+        return Self.run(model: model, runtime: runtime, random: &random, seed: seed, operationCount: operationCount, in: directory, label: model.xml)
+    }
+
+    /// Random operations on `model` (its runtime form `runtime`), every step checked; `label`
+    /// names the model in a failure.
+    static func run(
+        model: OracleModel, runtime: PersistentStore.Model, random: inout OracleRandom, seed: UInt64, operationCount: Int, in directory: URL,
+        label: String
+    ) -> (OracleTally, Failure?) {
         let path = directory.appendingPathComponent("oracle-\(seed).sqlite").path
         var operations: [OracleOperation] = []
         var tally = OracleTally(cases: 1)
@@ -66,10 +80,10 @@ struct OracleCase {
             try run.apply(.reopen)
             tally = tally + run.tally
         } catch {
-            let shrunk = Self.shrink(operations, model: model, runtime: runtime, directory: directory)
-            return (tally, Failure(seed: seed, finding: shrunk.1 ?? "\(error)", model: model.xml, operations: shrunk.0))
+            let shrunk = shrink(operations, model: model, runtime: runtime, directory: directory)
+            return (tally, Failure(seed: seed, finding: shrunk.1 ?? "\(error)", model: label, operations: shrunk.0))
         }
-        Self.removeStore(path)
+        removeStore(path)
         return (tally, nil)
     }
 

@@ -74,6 +74,9 @@ struct OracleModel {
         var minCount: Int?
         var maxCount: Int?
         var rule: Rule
+        /// The entity that declares the inverse (the destination, or one of its ancestors); nil:
+        /// the destination.
+        var inverseEntity: Int? = nil
     }
 
     struct Entity {
@@ -112,7 +115,8 @@ struct OracleModel {
     func relationship(_ ref: RelationshipRef) -> Relationship { entities[ref.entity].relationships.first { $0.name == ref.name }! }
 
     func inverse(of ref: RelationshipRef) -> RelationshipRef {
-        RelationshipRef(entity: relationship(ref).destination, name: relationship(ref).inverse)
+        let relationship = relationship(ref)
+        return RelationshipRef(entity: relationship.inverseEntity ?? relationship.destination, name: relationship.inverse)
     }
 
     /// Whether `entity` is `ancestor` or below it.
