@@ -40,6 +40,23 @@ import Testing
         #expect(tally.queries > 0)
     }
 
+    /// Seeds whose cases found a defect (each failed before its fix; see the commits): replayed
+    /// in every run, as long as the generator makes the same cases from them.
+    static let findings: [UInt64] = [
+        1, 2, 3, 4, 5, 6, 8, 9, 10, 29, 31, 43, 52, 59, 63, 70, 97, 100, 112, 175, 256, 282, 358, 386, 5635, 7846, 8302, 15628, 19672,
+        21457, 22882, 23377,
+    ]
+
+    @Test func casesThatFoundDefectsStayFixed() throws {
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for seed in Self.findings {
+            let (tally, failure) = OracleCase(seed: seed, operationCount: 150).run(in: directory)
+            #expect(tally.cases == 1)
+            if let failure { Issue.record("\(failure)") }
+        }
+    }
+
     /// The real models of the corpus with random data: every version the oracle can model
     /// (see `OracleModel.from`), one case each.
     @Test func corpusModelsWithRandomDataAgreeWithBruteForce() throws {

@@ -100,6 +100,20 @@ import Testing
                 (error as? DatabaseError)?.code == .misuse && (error as? DatabaseError)?.entity == "Media"
             }
             context.rollback()
+            // A generated setter given an object of another context changes nothing and the next
+            // save says so (a setter cannot throw; it does not trap either).
+            let author = Author(in: context, name: "A")
+            try context.save()
+            let other = store.newContext()
+            let foreignBook = Book(in: other, title: "Elsewhere")
+            author.addToBooks(foreignBook)
+            author.books = [foreignBook]
+            #expect(author.books.isEmpty && foreignBook.authors.isEmpty)
+            #expect {
+                try context.save()
+            } throws: { error in
+                (error as? DatabaseError)?.code == .misuse
+            }
             var member: Member?
             do {
                 let scoped = store.newContext()

@@ -17,7 +17,9 @@ public final class ObjectContext {
     /// Changes of join-table relationships, in the order they were made.
     @exclusivity(unchecked) var linkChanges: [LinkChange] = []
     /// An error met while applying deletion rules, reported by the next save.
-    private var deletionError: DatabaseError?
+    /// The first error of an operation that cannot throw (`delete`, a generated relationship
+    /// setter given an object of another context), thrown by the next `save()`.
+    var recordedError: DatabaseError?
     /// Objects whose deletion rules are being applied: already listed as deleted, yet still what
     /// their partners' relationships lead to while those are taken apart (loading a partner's
     /// to-one must find them, or the inverse would not be cleared).
@@ -106,7 +108,7 @@ public final class ObjectContext {
         do {
             try delete(object, rules: true)
         } catch {
-            deletionError = deletionError ?? error
+            recordedError = recordedError ?? error
         }
     }
 
@@ -141,9 +143,9 @@ public final class ObjectContext {
     ///   changed properties over the newer row, `.storeTrump` keeps the row and drops the
     ///   object's changes), `.sqlite` for what the database refuses.
     public func save() throws(DatabaseError) {
-        if let deletionError {
-            self.deletionError = nil
-            throw deletionError
+        if let recordedError {
+            self.recordedError = nil
+            throw recordedError
         }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         guard hasChanges else { return }
@@ -302,7 +304,7 @@ public final class ObjectContext {
     /// Forgets every unsaved change: inserted objects leave the context, changed objects are read
     /// again from the store, deleted ones come back.
     public func rollback() {
-        deletionError = nil
+        recordedError = nil
         for object in insertedObjects {
             object.context = nil
             object.links = []

@@ -69,10 +69,17 @@ extension ManagedObject {
         perform { () throws(DatabaseError) in try unlink(destination, index) }
     }
 
+    /// Runs a change a property setter cannot throw from. A refused change (a destination of
+    /// another context: `.misuse`) leaves everything as it was and is thrown by the context's next
+    /// save; a relationship that cannot be read from the store stops the program, as a getter's.
     private func perform(_ body: () throws(DatabaseError) -> Void) {
         do {
             try body()
         } catch {
+            if error.code == .misuse, let context {
+                context.recordedError = context.recordedError ?? error
+                return
+            }
             preconditionFailure("a relationship of \(Self.entityDescription.name) could not be changed: \(error)")
         }
     }
