@@ -1,19 +1,14 @@
 import Foundation
+import TestSupport
 
-/// A seeded pseudo-random source (SplitMix64): the same seed gives the same model, operations and
-/// queries on every machine.
+/// The oracle's seeded source: the same seed gives the same model, operations and queries on
+/// every machine.
 struct OracleRandom {
-    private var state: UInt64
+    private var generator: SplitMix
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SplitMix(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A number in `0..<bound` (bound > 0).
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
