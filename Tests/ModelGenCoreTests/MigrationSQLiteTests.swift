@@ -164,6 +164,16 @@ import Testing
     static let seedPeople = [Object("Person", ["name": "Ada", "age": 36]), Object("Person", ["name": "Alan", "age": 41]), Object("Person", ["age": 7])]
 
     static let cases: [Case] = [
+        // Book sorts before Film: it takes the plain column, Film's moves (a rename, no data lost).
+        Case(
+            name: "add a sibling sub-entity with a same-named attribute",
+            old: entity("Media", #"<attribute name="title" optional="YES" attributeType="String"/>"#, extra: #"isAbstract="YES" "#) + "\n"
+                + entity("Film", #"<attribute name="status" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Media" "#),
+            new: entity("Media", #"<attribute name="title" optional="YES" attributeType="String"/>"#, extra: #"isAbstract="YES" "#) + "\n"
+                + entity("Book", #"<attribute name="status" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>"#, extra: #"parentEntity="Media" "#)
+                + "\n" + entity("Film", #"<attribute name="status" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Media" "#),
+            seed: [Object("Film", ["title": "Metropolis", "status": "released"])], safety: .rewrite, codes: ["rename-column", "add-column"],
+            check: (#"SELECT "title", "status", "status_film" FROM "media""#, [["Metropolis", nil, "released"]])),
         // The first new table references the second (PostgreSQL checks the referenced table exists).
         Case(
             name: "add two entities, the first referencing the second", old: person,

@@ -99,10 +99,11 @@ extension MigrationPlanner {
         guard !entities.isEmpty else { return nil }
         var oldColumns: [String: Column] = [:]
         for (column, columnIdentity) in zip(old.columns, oldIDs.columns(old)) { oldColumns[columnIdentity] = column }
+        let oldDeclared = oldIDs.columnsByDeclaration(old)
         var columns: [String: String] = [:]
         var missing: [String] = []
         for (column, columnIdentity) in zip(new.columns, newIDs.columns(new)) {
-            if let previous = oldColumns[columnIdentity], previous.type == column.type {
+            if let previous = oldColumns[columnIdentity] ?? oldDeclared[newIDs.declaredColumn(column)], previous.type == column.type {
                 columns[column.name] = previous.name
                 continue
             }

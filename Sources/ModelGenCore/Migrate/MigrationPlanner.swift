@@ -90,12 +90,15 @@ public struct MigrationPlanner: Sendable {
         }
         var oldColumns: [String: Column] = [:]
         for (column, identity) in zip(old.columns, oldIDs.columns(old)) { oldColumns[identity] = column }
+        // A property that gained or lost a same-named sibling has its identity with its entity on
+        // one side only: found by that.
+        let oldDeclared = oldIDs.columnsByDeclaration(old)
         let newIdentities = newIDs.columns(new)
         var kept: Set<String> = []
         var convertedExactly: Set<String> = []
         for (column, identity) in zip(new.columns, newIdentities) {
             let subject = "\(new.name).\(column.name)"
-            guard let previous = oldColumns[identity] else {
+            guard let previous = oldColumns[identity] ?? oldDeclared[newIDs.declaredColumn(column)] else {
                 // SQLite adds a column with nothing but its own checks and key in place.
                 if !Self.addableInPlace(column, new) { rebuild = true }
                 sources[column.name] = .nothing

@@ -86,13 +86,39 @@ struct SchemaIdentities {
         return "\(column.role.rawValue):" + identity
     }
 
+    /// The columns of `table` by `declaredColumn`, those whose declared identity is their own.
+    func columnsByDeclaration(_ table: Table) -> [String: Column] {
+        var result: [String: Column] = [:]
+        var repeated: Set<String> = []
+        for column in table.columns {
+            let identity = declaredColumn(column)
+            if result.updateValue(column, forKey: identity) != nil { repeated.insert(identity) }
+        }
+        for identity in repeated { result[identity] = nil }
+        return result
+    }
+
+    /// `column`'s identity with the entity declaring it (`attribute:Film.status`): what tells apart
+    /// same-named properties of sibling sub-entities, which share a table.
+    func declaredColumn(_ column: Column) -> String {
+        guard let source = column.source else { return "name:" + column.name }
+        return "\(column.role.rawValue):" + sourceIdentity(source)
+    }
+
     /// The identity of each column of `table`, in order. A join table's key columns also name the
     /// table they point into (the two columns of a relationship without inverse share a source);
-    /// columns that still share one (a self-relationship's) are told apart by order.
+    /// same-named properties of several entities of the table are told apart by their entity
+    /// (`declaredColumn`); columns that still share one (a self-relationship's) by order.
     func columns(_ table: Table) -> [String] {
         var seen: [String: Int] = [:]
+        // Short identities shared by properties of different entities (siblings' same names).
+        var declaring: [String: Set<String>] = [:]
+        for item in table.columns where item.role == .attribute || item.role == .relationship {
+            declaring[column(item), default: []].insert(declaredColumn(item))
+        }
         return table.columns.map { item in
             var identity = column(item)
+            if (declaring[identity]?.count ?? 0) > 1 { identity = declaredColumn(item) }
             if item.role == .join, let key = table.foreignKeys.first(where: { $0.columns == [item.name] }) {
                 identity += "->" + referenceIdentity(key.referencedTable)
             }
