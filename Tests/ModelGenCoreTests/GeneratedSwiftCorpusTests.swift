@@ -77,13 +77,16 @@ import Testing
         }
     }
 
+    static let tortureContents = TestPaths.packageRoot.appendingPathComponent(
+        "Tests/ModelGenCoreTests/Fixtures/Torture.xcdatamodeld/Torture.xcdatamodel/contents")
+
     /// Entities named after standard-library, Foundation and runtime types, Swift keywords as
     /// property names, same-named properties of sibling sub-entities: the generated code compiles.
     @Test func theTortureModelTypeChecks() throws {
         let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
         let root = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let contents = TestPaths.packageRoot.appendingPathComponent("Tests/ModelGenCoreTests/Fixtures/Torture.xcdatamodeld/Torture.xcdatamodel/contents")
+        let contents = Self.tortureContents
         for access in [SwiftGenerationOptions.Access.public, .internal] {
             let files = try Self.generate(contents, into: root.appendingPathComponent("\(access)"), access: access)
             let output = try Self.typecheck(swiftc, files.map(\.path))

@@ -16,7 +16,11 @@ import Testing
         return try #require(schema)
     }
 
-    @Test(arguments: CorpusTests.contentsFiles)
+    /// The corpus and the torture model (names of standard-library and runtime types, keywords,
+    /// same-named sibling properties).
+    static let models = CorpusTests.contentsFiles + [GeneratedSwiftCorpusTests.tortureContents]
+
+    @Test(arguments: models)
     func sqliteDDLAppliesAndMatchesTheSchema(_ url: URL) throws {
         let schema = try Self.lowered(url)
         let database = try SQLiteDatabase()
@@ -27,7 +31,7 @@ import Testing
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 
-    @Test(arguments: CorpusTests.contentsFiles)
+    @Test(arguments: models)
     func postgresDDLAppliesAndMatchesTheSchema(_ url: URL) throws {
         guard let cluster = PostgresCluster.shared() else { return }
         let schema = try Self.lowered(url)
