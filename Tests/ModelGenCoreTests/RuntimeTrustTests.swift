@@ -24,6 +24,9 @@ import Testing
             <entity name="CustomerTags" representedClassName="CustomerTags" codeGenerationType="class">
                 <attribute name="note" optional="YES" attributeType="String"/>
             </entity>
+            <entity name="Event" representedClassName="Event" codeGenerationType="class">
+                <relationship name="tickets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Ticket" inverseName="event" inverseEntity="Ticket"/>
+            </entity>
             <entity name="Film" representedClassName="Film" parentEntity="Media" codeGenerationType="class">
                 <attribute name="status" optional="YES" attributeType="String"/>
             </entity>
@@ -63,6 +66,9 @@ import Testing
             <entity name="Tag" representedClassName="Tag" codeGenerationType="class">
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <relationship name="customers" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Customer" inverseName="tags" inverseEntity="Customer"/>
+            </entity>
+            <entity name="Ticket" representedClassName="Ticket" codeGenerationType="class">
+                <relationship name="event" maxCount="1" deletionRule="Cascade" destinationEntity="Event" inverseName="tickets" inverseEntity="Event"/>
             </entity>
             <entity name="User" representedClassName="User" codeGenerationType="class">
                 <attribute name="name" optional="YES" attributeType="String"/>
@@ -359,7 +365,16 @@ import Testing
             for title in ["p1", "p2"] { try shop.insert(context, "Post", ["title": title]).setValue(account, forKey: "account") }
             let owner = try shop.insert(context, "Owner")
             try shop.insert(context, "Pet").setValue(owner, forKey: "owner")
+            let event = try shop.insert(context, "Event")
+            try shop.insert(context, "Ticket").setValue(event, forKey: "event")
             try context.save()
+        }
+        // Deleting an object that cascades to its required to-one's target.
+        do {
+            let context = shop.store.newContext()
+            context.delete(try #require(shop.fetch(context, "Ticket").objects.first))
+            try context.save()
+            #expect(try shop.fetch(shop.store.newContext(), "Event").count == 0)
         }
         // The account first, then its posts, in one save (the posts' key is required).
         let context = shop.store.newContext()
