@@ -170,7 +170,9 @@ public final class ObjectContext {
                     // every row the table had), so a deleted row's number is not reused in the
                     // same save.
                     try assignRows(connection)
-                    let deletedTables = Set(deletedObjects.map { type(of: $0).entityDescription.table })
+                    // A run of one entity at a time (a large delete is one run: no per-object lookup).
+                    var deletedTables: Set<String> = []
+                    Self.forEachRun(of: deletedObjects) { entity, _ in deletedTables.insert(entity.table) }
                     try deleteRows(connection)
                     try updateRows(updated, connection)
                     try insertRows(connection, numbered: deletedTables)
