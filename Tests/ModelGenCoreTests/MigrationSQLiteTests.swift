@@ -174,13 +174,14 @@ import Testing
                 + "\n" + entity("Film", #"<attribute name="status" optional="YES" attributeType="String"/>"#, extra: #"parentEntity="Media" "#),
             seed: [Object("Film", ["title": "Metropolis", "status": "released"])], safety: .rewrite, codes: ["rename-column", "add-column"],
             check: (#"SELECT "title", "status", "status_film" FROM "media""#, [["Metropolis", nil, "released"]])),
-        // The first new table references the second (PostgreSQL checks the referenced table exists).
+        // Two new tables referencing each other: whichever comes first references one not made yet
+        // (PostgreSQL checks the referenced table exists when a key is added).
         Case(
             name: "add two entities, the first referencing the second", old: person,
             new: person + "\n"
-                + entity("Alert", #"<attribute name="text" optional="YES" attributeType="String"/><relationship name="notification" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Notification" inverseName="alerts" inverseEntity="Notification"/>"#)
+                + entity("Alert", #"<attribute name="text" optional="YES" attributeType="String"/><relationship name="notification" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Notification" inverseName="alerts" inverseEntity="Notification"/><relationship name="latestOf" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Notification" inverseName="latest" inverseEntity="Notification"/>"#)
                 + "\n"
-                + entity("Notification", #"<relationship name="alerts" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Alert" inverseName="notification" inverseEntity="Alert"/>"#),
+                + entity("Notification", #"<relationship name="alerts" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Alert" inverseName="notification" inverseEntity="Alert"/><relationship name="latest" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Alert" inverseName="latestOf" inverseEntity="Alert"/>"#),
             seed: seedPeople, safety: .rewrite, codes: ["add-entity"],
             check: (#"SELECT count(*) FROM "alert" JOIN "notification" ON "notification"."_pk" = "alert"."notification_pk""#, [["0"]])),
         Case(
