@@ -265,7 +265,7 @@ struct FetchCursor {
             let id = ObjectID(entityID: entityID, rowID: statement.int64(0))
             if checksRegistered {
                 if let existing = context.registered[id] {
-                    if existing.isListedAsDeleted && context.isGone(existing) { continue }
+                    if context.isGone(existing) { continue }
                     return existing
                 }
             } else {

@@ -26,6 +26,7 @@ public final class ObjectContext {
     var deletionsInProgress: Set<ObjectIdentifier> = []
 
     /// Whether a listed-as-deleted object is still to be found through relationships.
+    @inline(__always)
     func isGone(_ object: ManagedObject) -> Bool {
         object.isListedAsDeleted && (deletionsInProgress.isEmpty || !deletionsInProgress.contains(ObjectIdentifier(object)))
     }

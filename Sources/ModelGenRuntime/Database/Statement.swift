@@ -54,7 +54,8 @@ public final class Statement {
         guard unstorableParameter != 0 else { return }
         unstorableParameter = 0
         let slot = entity.attributes.indices.first { slot in
-            guard let number = (object.value(atSlot: slot) as? Double) ?? (object.value(atSlot: slot) as? Float).map(Double.init) else { return false }
+            let value = object.value(atSlot: slot)
+            guard let number = (value as? Double) ?? (value as? Float).map(Double.init) else { return false }
             return number.isNaN || (number == 0 && number.sign == .minus)
         }
         let name = slot.map { entity.attributes[$0].name }

@@ -122,7 +122,7 @@ final class OracleRun {
         case .crossLink(let id, let ref, let target):
             guard let object = objects[id], state.objects[id] != nil, let row = saved.objects[target]?.row else { return false }
             let other = store.newContext()
-            guard let foreign = try fetchObject(saved.objects[target]!.entity, row: row, in: other) else {
+            guard let foreign = try savedObjects(in: other)[target], foreign.objectID.rowID == row else {
                 throw OracleFinding("saved #\(target) is not found in a new context")
             }
             let value: Any = model.relationship(ref).isToMany ? [foreign] : foreign
@@ -208,11 +208,9 @@ final class OracleRun {
         objects = [:]
         store = try PersistentStore(path: path, model: runtime)
         context = store.newContext()
-        for (id, object) in saved.objects.sorted(by: { $0.key < $1.key }) {
-            guard let found = try fetchObject(object.entity, row: object.row!, in: context) else {
-                throw OracleFinding("after reopening, #\(id) (\(model.entities[object.entity].name) row \(object.row!)) is missing")
-            }
-            objects[id] = found
+        objects = try savedObjects(in: context)
+        for (id, object) in saved.objects.sorted(by: { $0.key < $1.key }) where objects[id] == nil {
+            throw OracleFinding("after reopening, #\(id) (\(model.entities[object.entity].name) row \(object.row!)) is missing")
         }
         // No object more than the state holds, of any entity.
         for root in model.entities.indices where model.entities[root].parent == nil {
@@ -225,10 +223,17 @@ final class OracleRun {
         for id in saved.objects.keys.sorted() { try inspect(id) }
     }
 
-    /// The object of `entity`'s hierarchy with `row`, fetched in `context`.
-    private func fetchObject(_ entity: Int, row: Int64, in context: ObjectContext) throws -> ManagedObject? {
-        let (all, _) = try query(model.root(of: entity), format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: context)
-        return all.first { $0.objectID.rowID == row && type(of: $0).entityDescription.name == model.entities[entity].name }
+    /// The objects of `context` for the saved state's objects, by oracle id: every hierarchy
+    /// fetched once, each row matched by its entity and `_pk`.
+    private func savedObjects(in context: ObjectContext) throws -> [Int: ManagedObject] {
+        let ids = Dictionary(uniqueKeysWithValues: saved.objects.map { ("\(model.entities[$0.value.entity].name)/\($0.value.row!)", $0.key) })
+        var found: [Int: ManagedObject] = [:]
+        for root in model.entities.indices where model.entities[root].parent == nil {
+            for object in try query(root, format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: context).objects {
+                if let id = ids["\(type(of: object).entityDescription.name)/\(object.objectID.rowID)"] { found[id] = object }
+            }
+        }
+        return found
     }
 
     // MARK: - Checking
@@ -290,18 +295,7 @@ final class OracleRun {
         try check(query, context: context, objects: objects, state: state)
         if query.alsoFresh {
             let fresh = store.newContext()
-            let (all, _) = try self.query(model.root(of: query.entity), format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: fresh)
-            var freshObjects: [Int: ManagedObject] = [:]
-            let byRow = Dictionary(uniqueKeysWithValues: saved.objects.map { ("\(model.entities[$0.value.entity].name)/\($0.value.row!)", $0.key) })
-            for object in all {
-                if let id = byRow["\(type(of: object).entityDescription.name)/\(object.objectID.rowID)"] { freshObjects[id] = object }
-            }
-            // Objects of other hierarchies the predicate may name.
-            for root in model.entities.indices where model.entities[root].parent == nil && root != model.root(of: query.entity) {
-                for object in try self.query(root, format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: fresh).objects {
-                    if let id = byRow["\(type(of: object).entityDescription.name)/\(object.objectID.rowID)"] { freshObjects[id] = object }
-                }
-            }
+            let freshObjects = try savedObjects(in: fresh)
             // Only when every object the predicate names is saved (a new context has no other).
             if query.predicate?.objectIDs.allSatisfy({ freshObjects[$0] != nil }) ?? true {
                 try check(query, context: fresh, objects: freshObjects, state: saved)
@@ -315,9 +309,8 @@ final class OracleRun {
         if query.argumentsFromOtherContext {
             let second = store.newContext()
             other = second
-            for (id, object) in state.objects where object.row != nil && saved.objects[id]?.row == object.row {
-                if let found = try fetchObject(object.entity, row: object.row!, in: second) { otherObjects[id] = found }
-            }
+            // Objects of the state that are saved as they are stored (same row).
+            otherObjects = try savedObjects(in: second).filter { id, _ in state.objects[id]?.row != nil && state.objects[id]?.row == saved.objects[id]?.row }
         }
         let (format, arguments) = query.predicate.map { predicate in
             predicate.format(model) { id in otherObjects[id] ?? objects[id]! }
