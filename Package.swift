@@ -34,6 +34,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // SHA-256 on the x86 SHA extensions, used by ModelGenCore where the processor has them.
         .target(name: "CSHA256"),
         // The C allocator's settings for the executables (BatchMemory).
@@ -56,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "ModelGenRuntime",
-            dependencies: ["CSQLite", "PredicateSyntax"],
+            dependencies: ["CSQLite", "CLibPQ", "PredicateSyntax"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -9,7 +9,7 @@ struct CrashWriter {
     var path: String
 
     func run() throws {
-        let store = try PersistentStore(path: path, model: GradeBookModel.model)
+        let store = try openStore(path)
         try Ledger.prepare(store)
         while true {
             let context = store.newContext()

@@ -32,7 +32,7 @@ struct Hammer {
     }
 
     func run() throws -> String {
-        let store = try PersistentStore(path: path, model: GradeBookModel.model)
+        let store = try openStore(path)
         try Ledger.prepare(store)
         let tally = Tally()
         let (writer, operations) = (writer, operations)

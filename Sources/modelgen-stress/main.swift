@@ -1,4 +1,6 @@
 import Foundation
+import GeneratedModels
+import ModelGenRuntime
 
 // modelgen-stress: the child processes of the crash-safety and concurrency tests. They work on a
 // GradeBook store through the reviewed generated code (the `GeneratedModels` target).
@@ -8,12 +10,25 @@ let usage = """
            modelgen-stress verify --store PATH
            modelgen-stress hammer --store PATH --writer N [--threads N] [--operations N]
 
+    PATH is a SQLite file, or postgres:CONNECTION-STRING for a PostgreSQL database.
+
     write-loop  saves in a loop until killed, printing "begin N" before and "done N" after save N
     verify      opens the store, checks it and the saves it holds; prints one JSON line
     hammer      several threads, each with its own context, increment one shared counter and add
                 rows; conflicts are retried; prints one JSON line
 
     """
+
+/// How `--store` names a PostgreSQL database: `postgres:` and a libpq connection string.
+let postgresPrefix = "postgres:"
+
+/// Opens the GradeBook store `location` names: a SQLite file, or a PostgreSQL database.
+func openStore(_ location: String) throws -> PersistentStore {
+    if location.hasPrefix(postgresPrefix) {
+        return try PersistentStore(postgres: String(location.dropFirst(postgresPrefix.count)), model: GradeBookModel.model)
+    }
+    return try PersistentStore(path: location, model: GradeBookModel.model)
+}
 
 /// The value following `name` in the arguments, or `fallback`.
 func option(_ name: String, _ arguments: [String], fallback: String? = nil) -> String? {

@@ -23,7 +23,9 @@ import Testing
     /// `swiftc -typecheck` of `files` against the built runtime, in Swift 6 mode.
     static func typecheck(_ swiftc: String, _ files: [String]) throws -> Subprocess.Output {
         let csqlite = TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path
-        return try Subprocess.run(swiftc, ["-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite] + files)
+        let clibpq = TestPaths.packageRoot.appendingPathComponent("Sources/CLibPQ").path
+        return try Subprocess.run(
+            swiftc, ["-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite, "-I", clibpq, "-Xcc", "-I/usr/include/postgresql"] + files)
     }
 
     /// The error and warning lines of a compiler run.

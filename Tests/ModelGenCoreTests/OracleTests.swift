@@ -20,9 +20,9 @@ import Testing
         ProcessInfo.processInfo.environment["MODELGEN_ORACLE_SEED"].flatMap { UInt64($0) } ?? 1
     }
 
-    @Test func randomModelsOperationsAndQueriesAgreeWithBruteForce() throws {
-        let directory = try TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+    @Test(arguments: OracleBackend.allCases) func randomModelsOperationsAndQueriesAgreeWithBruteForce(_ backend: OracleBackend) throws {
+        guard let (directory, cleanup) = try backend.place() else { return }
+        defer { cleanup() }
         let deadline = Date().addingTimeInterval(Self.seconds)
         var tally = OracleTally()
         var failures: [OracleCase.Failure] = []
@@ -34,7 +34,7 @@ import Testing
             seed += 1
         }
         print(
-            "oracle: seeds \(Self.firstSeed)..<\(seed), \(tally.cases) cases, \(tally.operations) operations, \(tally.queries) queries (\(tally.predicates) with predicates), \(tally.comparedObjects) objects compared, \(tally.saves) saves (\(tally.refusedSaves) refused as expected), \(tally.reopens) reopens, \(failures.count) findings"
+            "oracle (\(backend.rawValue)): seeds \(Self.firstSeed)..<\(seed), \(tally.cases) cases, \(tally.operations) operations, \(tally.queries) queries (\(tally.predicates) with predicates), \(tally.comparedObjects) objects compared, \(tally.saves) saves (\(tally.refusedSaves) refused as expected), \(tally.reopens) reopens, \(failures.count) findings"
         )
         for failure in failures { Issue.record("\(failure)") }
         #expect(tally.queries > 0)
@@ -47,9 +47,9 @@ import Testing
         21457, 22882, 23377,
     ]
 
-    @Test func casesThatFoundDefectsStayFixed() throws {
-        let directory = try TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+    @Test(arguments: OracleBackend.allCases) func casesThatFoundDefectsStayFixed(_ backend: OracleBackend) throws {
+        guard let (directory, cleanup) = try backend.place() else { return }
+        defer { cleanup() }
         for seed in Self.findings {
             let (tally, failure) = OracleCase(seed: seed, operationCount: 150).run(in: directory)
             #expect(tally.cases == 1)
@@ -59,10 +59,10 @@ import Testing
 
     /// The real models of the corpus with random data: every version the oracle can model
     /// (see `OracleModel.from`), one case each.
-    @Test func corpusModelsWithRandomDataAgreeWithBruteForce() throws {
+    @Test(arguments: OracleBackend.allCases) func corpusModelsWithRandomDataAgreeWithBruteForce(_ backend: OracleBackend) throws {
         guard let root = TestPaths.sharedFolder("corpus") else { return }
-        let directory = try TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        guard let (directory, cleanup) = try backend.place() else { return }
+        defer { cleanup() }
         var tally = OracleTally()
         var skipped: [String: Int] = [:]
         var failures: [OracleCase.Failure] = []
@@ -92,7 +92,7 @@ import Testing
             if let failure { failures.append(failure) }
         }
         print(
-            "oracle on the corpus: \(tally.cases) of \(files.count) model versions, \(tally.operations) operations, \(tally.queries) queries, \(tally.saves) saves (\(tally.refusedSaves) refused as expected), \(failures.count) findings; not modelled: "
+            "oracle on the corpus (\(backend.rawValue)): \(tally.cases) of \(files.count) model versions, \(tally.operations) operations, \(tally.queries) queries, \(tally.saves) saves (\(tally.refusedSaves) refused as expected), \(failures.count) findings; not modelled: "
                 + skipped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         for failure in failures.prefix(5) { Issue.record("\(failure)") }
         #expect(tally.cases > 0)

@@ -15,12 +15,14 @@ import Glibc
 /// `MODELGEN_CRASH_KILLS` sets the number of kills (default 200), `MODELGEN_CRASH_SEED` the seed
 /// of the kill times.
 @Suite(.serialized) struct CrashSafetyTests {
-    @Test func killedSavesAreAllOrNothing() throws {
-        let kills = StressTool.setting("MODELGEN_CRASH_KILLS", 200)
+    @Test(arguments: Backend.allCases) func killedSavesAreAllOrNothing(_ backend: Backend) throws {
+        let kills = StressTool.setting("MODELGEN_CRASH_KILLS", backend == .sqlite ? 200 : 100)
         let seed = UInt64(StressTool.setting("MODELGEN_CRASH_SEED", Int(UInt32.random(in: 1...UInt32.max))))
         var random = SplitMix(seed: seed)
-        try StressTool.withDirectory { directory in
-            let store = directory.appendingPathComponent("crash.sqlite").path
+        guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
+        defer { cleanup() }
+        do {
+            let store = location.argument
             var committed = 0
             var killedMidSave = 0
             for kill in 0..<kills {
@@ -39,16 +41,16 @@ import Glibc
                 #expect(problems.isEmpty, "kill \(kill) (seed \(seed)): \(problems)")
                 #expect(saves >= max(committed, done ?? 0), "kill \(kill) (seed \(seed)): a save reported done is missing")
                 #expect(saves <= max(committed, begun ?? 0), "kill \(kill) (seed \(seed)): a save never begun is there")
-                // An independent look at the file with SQLite alone.
-                #expect(try TemporaryStore.rows(store, "PRAGMA integrity_check") == [["ok"]])
+                // An independent look at the database (SQLite alone, or psql).
+                if backend == .sqlite { #expect(try TemporaryStore.rows(location, "PRAGMA integrity_check") == [["ok"]]) }
                 if saves > 0 {
-                    let quizzes = try TemporaryStore.rows(store, "SELECT count(*) FROM \"quiz\"")
+                    let quizzes = try TemporaryStore.rows(location, "SELECT count(*) FROM \"quiz\"")
                     #expect(quizzes == [[String(1 + min(saves, 3))]], "kill \(kill) (seed \(seed))")
                 }
                 committed = saves
                 if !problems.isEmpty { break }
             }
-            print("crash safety: \(kills) kills (seed \(seed)), \(killedMidSave) between begin and done, \(committed) saves kept")
+            print("crash safety (\(backend.rawValue)): \(kills) kills (seed \(seed)), \(killedMidSave) between begin and done, \(committed) saves kept")
             #expect(committed > 0, "no save ever completed")
         }
     }

@@ -9,7 +9,9 @@ import Testing
 /// `Print` — with a `category` entity below it (`Polaroid`) and a generated sibling (`Sketch`). Every value, inherited or own, typed or stored by
 /// the runtime, must reach the row and come back.
 @Suite struct GalleryCategoryTests {
-    static func withStore(_ body: (PersistentStore, String) throws -> Void) throws { try TemporaryStore.with(GalleryModel.model, body) }
+    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws {
+        try TemporaryStore.with(GalleryModel.model, on: backend, body)
+    }
 
     @Test func eachClassInTheLineageKnowsItsOwnEntity() {
         #expect(Artwork.entityDescription.name == "Artwork")
@@ -28,8 +30,8 @@ import Testing
 
     /// A `category` entity below another: its own values and those of the category above it live
     /// in the runtime's storage, start with their defaults, and are saved and read back.
-    @Test func aCategoryBelowACategoryKeepsEveryValue() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func aCategoryBelowACategoryKeepsEveryValue(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let instant = context.insert(Polaroid.self)
             instant.title = "Beach"
@@ -42,7 +44,7 @@ import Testing
             try context.save()
             #expect(
                 try TemporaryStore.rows(path, #"SELECT "_entity", "title", "film", "camera", "exposure", "rating" FROM "artwork" ORDER BY "_pk""#)
-                    == [["4", "Beach", "SX-70", "NULL", "0.0", "3"], ["4", "Dunes", "600", "OneStep", "0.0", "NULL"]])
+                    == TemporaryStore.text([["4", "Beach", "SX-70", "NULL", "0.0", "3"], ["4", "Dunes", "600", "OneStep", "0.0", "NULL"]], on: backend))
             let fresh = store.newContext()
             let loaded = try Polaroid.fetch(in: fresh, where: \Polaroid.film == "600")
             #expect(loaded.map(\.title) == ["Dunes"] && loaded.first?.camera == "OneStep" && loaded.first?.rating == nil)
@@ -54,8 +56,8 @@ import Testing
         }
     }
 
-    @Test func insertedValuesOfEveryLevelAreStoredAndReadBack() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func insertedValuesOfEveryLevelAreStoredAndReadBack(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let artist = Artist(in: context, name: "Vivian")
             let photo = context.insert(Photo.self)
@@ -76,12 +78,12 @@ import Testing
             #expect(
                 try TemporaryStore.rows(
                     path, #"SELECT "_entity", "title", "year", "camera", "exposure", "price", "copies", "medium" FROM "artwork" ORDER BY "_pk""#)
-                    == [
+                    == TemporaryStore.text([
                         // Columns of other entities of the table take their DDL defaults (`copies` 1, `exposure` 0.0).
                         ["3", "Chicago", "1956", "Rolleiflex", "0.125", "1200.5", "1", "NULL"],
                         ["5", "Chicago, print", "NULL", "NULL", "2.0", "NULL", "12", "NULL"],
                         ["6", "Study", "NULL", "NULL", "0.0", "NULL", "1", "charcoal"],
-                    ])
+                    ], on: backend))
 
             let other = store.newContext()
             let works = try other.fetchAll(Artwork.self)
@@ -99,8 +101,8 @@ import Testing
 
     /// A new object's runtime-stored attributes start with the model's defaults, which are saved
     /// when never set; an optional attribute with a default can be set to nil.
-    @Test func defaultsOfRuntimeStoredAttributesAreSavedAndNilSticks() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func defaultsOfRuntimeStoredAttributesAreSavedAndNilSticks(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let photo = context.insert(Photo.self)
             photo.title = "Untouched"
@@ -112,15 +114,15 @@ import Testing
             try context.save()
             #expect(
                 try TemporaryStore.rows(path, #"SELECT "title", "exposure", "rating", "camera" FROM "artwork" ORDER BY "_pk""#)
-                    == [["Untouched", "0.0", "3", "NULL"], ["Cleared", "0.0", "NULL", "NULL"]])
+                    == TemporaryStore.text([["Untouched", "0.0", "3", "NULL"], ["Cleared", "0.0", "NULL", "NULL"]], on: backend))
             let loaded = try store.newContext().fetchAll(Photo.self)
             #expect(loaded.map(\.rating) == [3, nil])
             #expect(loaded.map(\.exposure) == [0, 0])
         }
     }
 
-    @Test func changesOfInheritedAndOwnValuesAreSaved() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func changesOfInheritedAndOwnValuesAreSaved(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let photo = context.insert(Photo.self)
             photo.title = "Before"
@@ -137,15 +139,15 @@ import Testing
             try context.save()
             #expect(
                 try TemporaryStore.rows(path, #"SELECT "title", "camera", "exposure", "copies" FROM "artwork" ORDER BY "_pk""#)
-                    == [["After", "Leica", "1.0", "1"], ["Print", "NULL", "4.0", "3"]])
+                    == TemporaryStore.text([["After", "Leica", "1.0", "1"], ["Print", "NULL", "4.0", "3"]], on: backend))
             let loaded = try store.newContext().fetchAll(Photo.self)
             #expect(loaded.map(\.title) == ["After", "Print"])
             #expect(loaded.map(\.exposure) == [1, 4])
         }
     }
 
-    @Test func typedPredicatesAndKeysReachEveryLevel() throws {
-        try Self.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func typedPredicatesAndKeysReachEveryLevel(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             for (title, exposure) in [("Dim", 2.0), ("Bright", 0.01), ("Mid", 0.5)] {
                 let photo = context.insert(Photo.self)

@@ -12,8 +12,8 @@ import Testing
 
     static let count = ObjectContext.largeFetch * 2 + 37
 
-    @Test func aLargeFetchReturnsEveryRowOnceInRowOrder() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func aLargeFetchReturnsEveryRowOnceInRowOrder(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let writer = store.newContext()
             for index in 0..<Self.count {
                 _ = Book(in: writer, title: "Book \(index)")
@@ -35,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func aLargeFetchIntoAContextWithObjectsKeepsThemAndLeavesOutTheDeleted() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func aLargeFetchIntoAContextWithObjectsKeepsThemAndLeavesOutTheDeleted(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let writer = store.newContext()
             for index in 0..<Self.count { _ = Book(in: writer, title: "Book \(index)") }
             try writer.save()
@@ -54,8 +54,8 @@ import Testing
         }
     }
 
-    @Test func aSubEntitysShareOfASharedTableIsNotKeptInAnOversizedArray() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func aSubEntitysShareOfASharedTableIsNotKeptInAnOversizedArray(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let writer = store.newContext()
             let books = ObjectContext.largeFetch + 100
             for index in 0..<books * 5 {
@@ -71,13 +71,13 @@ import Testing
         }
     }
 
-    @Test func aTableWithFarApartRowsIsFetchedWithoutReservingItsRange() throws {
-        try Store.withStore { store, path in
+    @Test(arguments: Backend.allCases) func aTableWithFarApartRowsIsFetchedWithoutReservingItsRange(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, path in
             let writer = store.newContext()
             for index in 0..<Self.count { _ = Book(in: writer, title: "Book \(index)") }
             try writer.save()
             // One row far beyond the others (2^50): the table's range is no useful bound.
-            try Connection(path: path).execute(#"UPDATE "media" SET "_pk" = 1125899906842624 WHERE "_pk" = (SELECT max("_pk") FROM "media")"#)
+            try path.connect().execute(#"UPDATE "media" SET "_pk" = 1125899906842624 WHERE "_pk" = (SELECT max("_pk") FROM "media")"#)
 
             let fetched = try store.newContext().fetchAll(Book.self)
             #expect(fetched.map(\.title) == (0..<Self.count).map { "Book \($0)" })
@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    @Test func rowsBeyondTheBoundAreStillCollected() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func rowsBeyondTheBoundAreStillCollected(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let writer = store.newContext()
             for index in 0..<40 { _ = Book(in: writer, title: "Book \(index)") }
             try writer.save()

@@ -10,8 +10,8 @@ import Testing
 @Suite struct LibraryGeneratedAPITests {
     typealias Store = LibraryRelationshipTests
 
-    @Test func validationRefusesEachBrokenRuleAndStoresNothing() throws {
-        try Store.withStore { store, path in
+    @Test(arguments: Backend.allCases) func validationRefusesEachBrokenRuleAndStoresNothing(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, path in
             let cases: [(String, (ObjectContext) -> Void)] = [
                 ("title", { context in _ = context.insert(Book.self) }),  // required, never set
                 ("title", { context in _ = Book(in: context, title: "") }),  // shorter than 1
@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    @Test func aFailedSaveKeepsTheContextsChangesAndSucceedsOnceFixed() throws {
-        try Store.withStore { store, path in
+    @Test(arguments: Backend.allCases) func aFailedSaveKeepsTheContextsChangesAndSucceedsOnceFixed(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, path in
             let context = store.newContext()
             let good = Book(in: context, title: "Good")
             let bad = Book(in: context, title: "Bad")
@@ -53,8 +53,8 @@ import Testing
         }
     }
 
-    @Test func findTemplatesAndFetchedProperties() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func findTemplatesAndFetchedProperties(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let context = store.newContext()
             let ada = Author(in: context, name: "Ada")
             for (title, pages) in [("Analytical", 420), ("Notes", 120), ("analysis", 310)] {
@@ -85,8 +85,8 @@ import Testing
     /// What the type system cannot rule out is refused with an error, not a trap: a typed
     /// predicate or sort on a transient attribute, an abstract entity inserted, a relationship
     /// read once the object's context is gone.
-    @Test func misuseIsAnErrorNotATrap() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func misuseIsAnErrorNotATrap(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let context = store.newContext()
             _ = Member(in: context, email: "m@x", name: "M")
             try context.save()
@@ -128,8 +128,8 @@ import Testing
         }
     }
 
-    @Test func compositeTransientAndCategoryEntities() throws {
-        try Store.withStore { store, path in
+    @Test(arguments: Backend.allCases) func compositeTransientAndCategoryEntities(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, path in
             let context = store.newContext()
             let member = Member(in: context, email: "m@x", name: "M")
             member.location = Address(city: "Oslo", street: nil)
@@ -139,7 +139,9 @@ import Testing
             note.created = Date(timeIntervalSinceReferenceDate: 60)
             try context.save()
             #expect(try Store.rows(path, #"SELECT "location_city", "location_street" FROM "member""#) == [["Oslo", "NULL"]])
-            #expect(try Store.rows(path, #"SELECT "text", "created" FROM "note""#) == [["remember", "60.0"]])
+            // A date is seconds since 2001 on SQLite, a `timestamptz` on PostgreSQL.
+            let created = backend == .sqlite ? "60.0" : "2001-01-01 00:01:00+00"
+            #expect(try Store.rows(path, #"SELECT "text", "created" FROM "note""#) == [["remember", created]])
 
             let other = store.newContext()
             let loaded = try #require(try Member.first(in: other))
@@ -167,8 +169,8 @@ import Testing
 
     /// A `category` entity's attribute the model gives a default starts with it and is saved with
     /// it when never set (`Note.text`, required, default "").
-    @Test func aCategoryEntitysDefaultIsSavedWhenNeverSet() throws {
-        try Store.withStore { store, path in
+    @Test(arguments: Backend.allCases) func aCategoryEntitysDefaultIsSavedWhenNeverSet(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, path in
             let context = store.newContext()
             let note = context.insert(Note.self)
             #expect(note.text == "")
@@ -177,8 +179,8 @@ import Testing
         }
     }
 
-    @Test func dynamicAccessCoversAttributesAndRelationships() throws {
-        try Store.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func dynamicAccessCoversAttributesAndRelationships(_ backend: Backend) throws {
+        try Store.withStore(backend) { store, _ in
             let context = store.newContext()
             let book = Book(in: context, title: "T")
             let author = Author(in: context, name: "A")

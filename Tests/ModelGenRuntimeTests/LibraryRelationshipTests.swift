@@ -7,12 +7,14 @@ import Testing
 /// The generated classes of `Models/Library` (see `Generated/Library/`) on real SQLite files:
 /// relationships and their inverses, deletion rules, validation.
 @Suite struct LibraryRelationshipTests {
-    static func withStore(_ body: (PersistentStore, String) throws -> Void) throws { try TemporaryStore.with(LibraryModel.model, body) }
+    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws {
+        try TemporaryStore.with(LibraryModel.model, on: backend, body)
+    }
 
-    static func rows(_ path: String, _ sql: String) throws -> [[String]] { try TemporaryStore.rows(path, sql) }
+    static func rows(_ location: TemporaryStore.Location, _ sql: String) throws -> [[String]] { try TemporaryStore.rows(location, sql) }
 
-    @Test func manyToManyKeepsBothSidesInStepAcrossSaves() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func manyToManyKeepsBothSidesInStepAcrossSaves(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let ada = Author(in: context, name: "Ada")
             let bob = Author(in: context, name: "Bob")
@@ -38,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func orderedToManyKeepsItsOrderAndTheSortedWrapperSortsByTitle() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func orderedToManyKeepsItsOrderAndTheSortedWrapperSortsByTitle(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let shelf = Shelf(in: context, label: "A")
             let books = ["Cuckoo", "Apple", "Bee"].map { Book(in: context, title: $0) }
@@ -59,8 +61,8 @@ import Testing
         }
     }
 
-    @Test func settingAToOneMovesTheObjectBetweenInverses() throws {
-        try Self.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func settingAToOneMovesTheObjectBetweenInverses(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             let first = Member(in: context, email: "a@x", name: "A")
             let second = Member(in: context, email: "b@x", name: "B")
@@ -80,8 +82,8 @@ import Testing
         }
     }
 
-    @Test func cascadeDeletesRecursivelyAndNullifiesInverses() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func cascadeDeletesRecursivelyAndNullifiesInverses(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let member = Member(in: context, email: "m@x", name: "M")
             let book = Book(in: context, title: "T")
@@ -119,8 +121,8 @@ import Testing
         }
     }
 
-    @Test func denyFailsTheSaveNamingTheRelationshipAndChangesNothing() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func denyFailsTheSaveNamingTheRelationshipAndChangesNothing(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let member = Member(in: context, email: "m@x", name: "M")
             let book = Book(in: context, title: "T")
@@ -147,8 +149,8 @@ import Testing
         }
     }
 
-    @Test func subEntityRowsComeBackAsTheirOwnClasses() throws {
-        try Self.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func subEntityRowsComeBackAsTheirOwnClasses(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             let book = Book(in: context, title: "Paper")
             book.pages = 320

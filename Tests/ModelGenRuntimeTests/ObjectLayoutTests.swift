@@ -15,12 +15,12 @@ import Testing
     static let wideVersion: Int64 = 5_000_000_000
     static let wideRow: Int64 = 6_000_000_000
 
-    @Test func versionsBeyond32BitsLockAndCountOnAsBefore() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
+    @Test(arguments: Backend.allCases) func versionsBeyond32BitsLockAndCountOnAsBefore(_ backend: Backend) throws {
+        try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, location in
             let setup = store.newContext()
             _ = ContextMergingTests.addUser("Ada", in: setup)
             try setup.save()
-            try Connection(path: path).execute("UPDATE \"user\" SET \"_version\" = \(Self.wideVersion)")
+            try location.connect().execute("UPDATE \"user\" SET \"_version\" = \(Self.wideVersion)")
 
             let mine = store.newContext()
             let myCopy = try #require(try User.first(in: mine))
@@ -30,7 +30,7 @@ import Testing
             theirCopy.hobby = "go"
             try theirs.save()
             #expect(theirCopy.version == Self.wideVersion + 1)
-            #expect(try TemporaryStore.rows(path, "SELECT \"_version\" FROM \"user\"") == [["\(Self.wideVersion + 1)"]])
+            #expect(try TemporaryStore.rows(location, "SELECT \"_version\" FROM \"user\"") == [["\(Self.wideVersion + 1)"]])
 
             // Mine read the row before their save: the full 64-bit version is what is compared.
             myCopy.hobby = "poetry"
@@ -41,13 +41,13 @@ import Testing
             myCopy.hobby = "poetry"
             try mine.save()
             #expect(myCopy.version == Self.wideVersion + 2)
-            #expect(try TemporaryStore.rows(path, "SELECT \"hobby\", \"_version\" FROM \"user\"") == [["poetry", "\(Self.wideVersion + 2)"]])
+            #expect(try TemporaryStore.rows(location, "SELECT \"hobby\", \"_version\" FROM \"user\"") == [["poetry", "\(Self.wideVersion + 2)"]])
         }
     }
 
     @Test func rowsBeyond32BitsAreAssignedToNewObjects() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
-            try Connection(path: path).execute(
+        try TemporaryStore.with(HelloCoreDataModel.model) { store, location in
+            try location.connect().execute(
                 "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"hobby\", \"id\", \"name\") VALUES (\(Self.wideRow), 2, 'go', randomblob(16), 'Bob')")
             let context = store.newContext()
             let first = ContextMergingTests.addUser("Ada", in: context)
@@ -56,7 +56,7 @@ import Testing
             #expect(first.objectID.rowID == Self.wideRow + 1 && second.objectID.rowID == Self.wideRow + 2)
             #expect(first.version == 1 && second.version == 1, "the pending row does not stay behind as a version")
             #expect(
-                try TemporaryStore.rows(path, "SELECT \"_pk\", \"name\", \"_version\" FROM \"user\" ORDER BY \"_pk\"")
+                try TemporaryStore.rows(location, "SELECT \"_pk\", \"name\", \"_version\" FROM \"user\" ORDER BY \"_pk\"")
                     == [["\(Self.wideRow)", "Bob", "1"], ["\(Self.wideRow + 1)", "Ada", "1"], ["\(Self.wideRow + 2)", "Grace", "1"]])
             first.hobby = "go"
             try context.save()

@@ -8,12 +8,12 @@ import Testing
 /// relationships, object identity, ANY and @count over to-many — as format strings and typed,
 /// in SQL and, with unsaved changes, in memory.
 @Suite struct RelationshipPredicateTests {
-    static func withStore(_ model: PersistentStore.Model, _ body: (PersistentStore) throws -> Void) throws {
-        try TemporaryStore.with(model) { store, _ in try body(store) }
+    static func withStore(_ model: PersistentStore.Model, on backend: Backend, _ body: (PersistentStore) throws -> Void) throws {
+        try TemporaryStore.with(model, on: backend) { store, _ in try body(store) }
     }
 
-    @Test func gradeForStudentAndQuiz() throws {
-        try Self.withStore(GradeBookModel.model) { store in
+    @Test(arguments: Backend.allCases) func gradeForStudentAndQuiz(_ backend: Backend) throws {
+        try Self.withStore(GradeBookModel.model, on: backend) { store in
             let context = store.newContext()
             let students = (0..<3).map { index in Student(in: context, first_name: "S\(index)", id: UUID(), last_name: "L\(index)") }
             let quizzes = (0..<2).map { index in Quiz(in: context, id: UUID(), name: "Q\(index)") }
@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func employeesOfABusinessByIdentityAnyAndCount() throws {
-        try Self.withStore(BusinessesModel.model) { store in
+    @Test(arguments: Backend.allCases) func employeesOfABusinessByIdentityAnyAndCount(_ backend: Backend) throws {
+        try Self.withStore(BusinessesModel.model, on: backend) { store in
             let context = store.newContext()
             let acme = BusinessEntity(in: context)
             acme.name = "Acme"
@@ -89,8 +89,8 @@ import Testing
         }
     }
 
-    @Test func deletingADepartmentNullifiesEmployeesAndBusinesses() throws {
-        try Self.withStore(BusinessesModel.model) { store in
+    @Test(arguments: Backend.allCases) func deletingADepartmentNullifiesEmployeesAndBusinesses(_ backend: Backend) throws {
+        try Self.withStore(BusinessesModel.model, on: backend) { store in
             let context = store.newContext()
             let acme = BusinessEntity(in: context)
             let sales = DepartmentEntity(in: context)
@@ -114,8 +114,8 @@ import Testing
     /// Linking two saved objects through a many-to-many relationship is a change by itself:
     /// the save writes the join row (it used to see no change and write nothing), and other
     /// contexts hear of it.
-    @Test func linkingSavedObjectsManyToManyIsSaved() throws {
-        try Self.withStore(BusinessesModel.model) { store in
+    @Test(arguments: Backend.allCases) func linkingSavedObjectsManyToManyIsSaved(_ backend: Backend) throws {
+        try Self.withStore(BusinessesModel.model, on: backend) { store in
             let setup = store.newContext()
             BusinessEntity(in: setup).name = "Acme"
             DepartmentEntity(in: setup).name = "Sales"

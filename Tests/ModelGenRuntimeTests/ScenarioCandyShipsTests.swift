@@ -8,8 +8,8 @@ import Testing
 /// uniqueness merge policies, and every listed predicate as a format string and as a typed
 /// predicate, with the same results.
 @Suite struct ScenarioCandyShipsTests {
-    static func withStore(_ body: (PersistentStore, String) throws -> Void) throws {
-        try TemporaryStore.with(ShipsSingersCandyModel.model, body)
+    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws {
+        try TemporaryStore.with(ShipsSingersCandyModel.model, on: backend, body)
     }
 
     /// Inserts candy that each creates its country anew, as the tutorial does.
@@ -23,8 +23,8 @@ import Testing
         }
     }
 
-    @Test func theDefaultPolicyFailsTheWholeSaveAndStoresNothing() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func theDefaultPolicyFailsTheWholeSaveAndStoresNothing(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             Self.addCandy(["Wine Gums", "Fruit Pastilles"], in: context)
             let error = try #require(throws: DatabaseError.self) { try context.save() }
@@ -36,8 +36,8 @@ import Testing
         }
     }
 
-    @Test func objectTrumpMergesInsertsAndTakesOverTheStoredRow() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func objectTrumpMergesInsertsAndTakesOverTheStoredRow(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             context.mergePolicy = .objectTrump
             Self.addCandy(["Wine Gums", "Fruit Pastilles"], in: context)
@@ -62,8 +62,8 @@ import Testing
         }
     }
 
-    @Test func storeTrumpKeepsTheStoredValues() throws {
-        try Self.withStore { store, path in
+    @Test(arguments: Backend.allCases) func storeTrumpKeepsTheStoredValues(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, path in
             let context = store.newContext()
             Self.addCandy(["Wine Gums"], in: context)
             try context.save()
@@ -80,8 +80,8 @@ import Testing
         }
     }
 
-    @Test func changingAnObjectOntoAnotherRowsUniqueValueIsAUniquenessError() throws {
-        try Self.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func changingAnObjectOntoAnotherRowsUniqueValueIsAUniquenessError(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             _ = Country(in: context, shortName: "UK")
             let france = Country(in: context, shortName: "FR")
@@ -92,8 +92,8 @@ import Testing
         }
     }
 
-    @Test func shipPredicatesGiveTheSameResultsAsFormatStringsAndTyped() throws {
-        try Self.withStore { store, _ in
+    @Test(arguments: Backend.allCases) func shipPredicatesGiveTheSameResultsAsFormatStringsAndTyped(_ backend: Backend) throws {
+        try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             for (name, universe) in [
                 ("Enterprise", "Star Trek"), ("Executor", "Star Wars"), ("Millennium Falcon", "Star Wars"),

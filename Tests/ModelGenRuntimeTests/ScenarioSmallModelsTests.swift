@@ -7,8 +7,8 @@ import Testing
 /// SCENARIOS.md §2, §3 and the singers of §5 on the generated classes of `Models/PersonData`,
 /// `Models/Fruits` and `Models/ShipsSingersCandy`.
 @Suite struct ScenarioSmallModelsTests {
-    @Test func personDataInsertUpdateDeleteBySSNAndDynamicAccess() throws {
-        try TemporaryStore.with(PersonDataModel.model) { store, _ in
+    @Test(arguments: Backend.allCases) func personDataInsertUpdateDeleteBySSNAndDynamicAccess(_ backend: Backend) throws {
+        try TemporaryStore.with(PersonDataModel.model, on: backend) { store, _ in
             let context = store.newContext()
             for (name, ssn) in [("Ada", 1), ("Bob", 2), ("Cy", 2), (nil, 3)] as [(String?, Int16)] {
                 let person = Person(in: context)
@@ -40,8 +40,8 @@ import Testing
         }
     }
 
-    @Test func fruitsAddUpdateDeleteAndRefetch() throws {
-        try TemporaryStore.with(FruitsModel.model) { store, _ in
+    @Test(arguments: Backend.allCases) func fruitsAddUpdateDeleteAndRefetch(_ backend: Backend) throws {
+        try TemporaryStore.with(FruitsModel.model, on: backend) { store, _ in
             let context = store.newContext()
             for name in ["Apple", "", "Banana"] where !name.isEmpty {
                 FruitEntity(in: context).name = name
@@ -66,8 +66,8 @@ import Testing
             sortedBy: [try ObjectSortDescriptor<T>(key: key)])
     }
 
-    @Test func singersFilteredByAKeyChosenAtRunTime() throws {
-        try TemporaryStore.with(ShipsSingersCandyModel.model) { store, _ in
+    @Test(arguments: Backend.allCases) func singersFilteredByAKeyChosenAtRunTime(_ backend: Backend) throws {
+        try TemporaryStore.with(ShipsSingersCandyModel.model, on: backend) { store, _ in
             let context = store.newContext()
             for (first, last) in [("Taylor", "Swift"), ("Tina", "Turner"), ("Ed", "Sheeran"), ("Adele", "Adkins")] {
                 let singer = Singer(in: context)

@@ -28,8 +28,8 @@ import Testing
         return (mine, myCopy)
     }
 
-    @Test func theDefaultPolicyFailsTheSaveAndStoresNothing() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
+    @Test(arguments: Backend.allCases) func theDefaultPolicyFailsTheSaveAndStoresNothing(_ backend: Backend) throws {
+        try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, path in
             let (mine, user) = try Self.conflict(in: store, policy: .error)
             let extra = mine.insert(Item.self)
             extra.timestamp = Date()
@@ -47,8 +47,8 @@ import Testing
         }
     }
 
-    @Test func objectTrumpWritesTheChangedPropertiesOverTheNewerRow() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
+    @Test(arguments: Backend.allCases) func objectTrumpWritesTheChangedPropertiesOverTheNewerRow(_ backend: Backend) throws {
+        try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, path in
             let (mine, user) = try Self.conflict(in: store, policy: .objectTrump)
             try mine.save()
             // hobby: mine (changed here); name: theirs (not changed here).
@@ -60,8 +60,8 @@ import Testing
         }
     }
 
-    @Test func storeTrumpKeepsTheRowAndDropsTheObjectsChanges() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
+    @Test(arguments: Backend.allCases) func storeTrumpKeepsTheRowAndDropsTheObjectsChanges(_ backend: Backend) throws {
+        try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, path in
             let (mine, user) = try Self.conflict(in: store, policy: .storeTrump)
             let extra = mine.insert(Item.self)
             extra.timestamp = Date(timeIntervalSinceReferenceDate: 0)
@@ -72,8 +72,8 @@ import Testing
         }
     }
 
-    @Test func aRowDeletedElsewhereIsAMissingObject() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, _ in
+    @Test(arguments: Backend.allCases) func aRowDeletedElsewhereIsAMissingObject(_ backend: Backend) throws {
+        try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, _ in
             let (mine, user) = try Self.conflict(in: store, policy: .objectTrump)
             let other = store.newContext()
             other.delete(try #require(try User.fetch(in: other).first))
@@ -87,8 +87,8 @@ import Testing
     /// A fetch that stops after its first row must not leave a read transaction open: the
     /// context would go on seeing an old snapshot of the file, and its next save would fail
     /// once another connection (as another process) has written.
-    @Test func anEarlyStoppedFetchDoesNotPinAnOldSnapshot() throws {
-        try TemporaryStore.with(HelloCoreDataModel.model) { store, path in
+    @Test(arguments: Backend.allCases) func anEarlyStoppedFetchDoesNotPinAnOldSnapshot(_ backend: Backend) throws {
+        try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, path in
             let context = store.newContext()
             for name in ["Ada", "Grace"] {
                 let user = context.insert(User.self)
@@ -100,7 +100,7 @@ import Testing
             let reader = store.newContext()
             _ = try User.first(in: reader, sortedBy: [ObjectSortDescriptor(\User.name)])
             _ = try User.count(in: reader)
-            let outside = try Connection(path: path)
+            let outside = try path.connect()
             try outside.execute("UPDATE \"user\" SET \"hobby\" = 'go', \"_version\" = \"_version\" + 1")
             outside.close()
             let users = try User.fetch(in: store.newContext(), sortedBy: [ObjectSortDescriptor(\User.name)])

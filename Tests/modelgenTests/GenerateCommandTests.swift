@@ -92,7 +92,7 @@ import Testing
         for name in try Self.files(output) {
             let text = try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8)
             #expect(!text.contains("public "), "\(name)")
-            #expect(text.contains("GeneratedCodeVersion_0_1"), "\(name)")
+            #expect(text.contains("GeneratedCodeVersion_0_2"), "\(name)")
         }
     }
 

@@ -303,21 +303,22 @@ extension SwiftContextBuilder {
     }
 
     /// The context of the model file: metadata, the DDL, composite types.
-    func modelContext(sqliteDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = []) -> MustacheTree {
+    func modelContext(sqliteDDL: [UInt8], postgresDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = []) -> MustacheTree {
+        func list(_ statements: [String]?) -> String {
+            statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil"
+        }
         var context = MustacheTreeBuilder()
         let migrationList = context.beginList()
         for migration in migrations {
             let object = context.beginObject()
             context.member(Key.fromLiteral, SwiftNames.literal(migration.fromHash))
             context.member(Key.versionLiteral, SwiftNames.literal(migration.version))
-            context.member(
-                Key.statementsLiteral,
-                migration.statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil")
+            context.member(Key.statementsLiteral, list(migration.statements))
+            context.member(Key.postgresStatementsLiteral, list(migration.postgresStatements))
             context.member(Key.blockingStepsLiteral, "[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]")
             context.member(Key.hasLossyStatements, migration.lossyStatements != nil)
-            context.member(
-                Key.lossyStatementsLiteral,
-                migration.lossyStatements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil")
+            context.member(Key.lossyStatementsLiteral, list(migration.lossyStatements))
+            context.member(Key.postgresLossyStatementsLiteral, list(migration.postgresLossyStatements))
             context.item(context.endObject(object))
         }
         let migrationContexts = context.endList(migrationList)
@@ -338,6 +339,7 @@ extension SwiftContextBuilder {
         context.member(Key.modelNameLiteral, SwiftNames.literal(model.modelName ?? model.versionName ?? ""))
         context.member(Key.schemaHashLiteral, SwiftNames.literal(schemaHash))
         context.member(Key.ddlLiteral, context.string { SwiftNames.appendRawMultilineLiteral(sqliteDDL, to: &$0) })
+        context.member(Key.postgresDDLLiteral, context.string { SwiftNames.appendRawMultilineLiteral(postgresDDL, to: &$0) })
         context.member(Key.entities, entityContexts)
         context.member(Key.compositeTypes, compositeTypes)
         return context.finish(root: context.endObject(mark))

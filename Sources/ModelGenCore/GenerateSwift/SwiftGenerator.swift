@@ -80,7 +80,11 @@ public struct SwiftGenerator: Sendable {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let snapshot = SchemaSnapshot.make(schema)
         let ddl = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
-        return (builder.modelContext(sqliteDDL: ddl, schemaHash: snapshot.hash), builder.generatedEntities.map(builder.entityContext))
+        let postgresDDL = SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot)
+        return (
+            builder.modelContext(sqliteDDL: ddl, postgresDDL: postgresDDL, schemaHash: snapshot.hash),
+            builder.generatedEntities.map(builder.entityContext)
+        )
     }
 
     /// Renders every file.
@@ -120,12 +124,15 @@ public struct SwiftGenerator: Sendable {
             if job == 0 {
                 let snapshot = snapshot ?? SchemaSnapshot.make(schema)
                 let sqlite = sqliteDDL ?? SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
-                let postgres = includePostgres ? SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot) : nil
-                let context = builder.modelContext(sqliteDDL: sqlite, schemaHash: snapshot.hash, migrations: migrations)
+                // The model file carries both dialects' DDL: a store opens on SQLite or PostgreSQL.
+                let postgresDDL = SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot)
+                let postgres = includePostgres ? postgresDDL : nil
+                let context = builder.modelContext(
+                    sqliteDDL: sqlite, postgresDDL: postgresDDL, schemaHash: snapshot.hash, migrations: migrations)
                 do throws(MustacheError) {
                     // The model file embeds the DDL: room for it and a line per entity.
                     let contents = try modelTemplate.renderBytes(
-                        context, partials: partials, escapingHTML: false, reservingCapacity: sqlite.count + entities.count * 64 + 16_384)
+                        context, partials: partials, escapingHTML: false, reservingCapacity: sqlite.count + postgresDDL.count + entities.count * 64 + 16_384)
                     return .model(.success(GeneratedFile(name: builder.modelTypeName + ".swift", bytes: contents)), sqlite, postgres)
                 } catch {
                     return .model(.failure(SwiftGenerationError(template: "model", error: error)), sqlite, postgres)

@@ -24,8 +24,8 @@ enum SwiftNames {
         "Any", "AnyObject", "Self", "Type", "Protocol", "ManagedObject", "ObjectContext", "PersistentStore",
         "FetchRequest", "ObjectPredicate", "ObjectSortDescriptor", "SortedArray", "Statement", "EntityDescription",
         "AttributeDescription", "RelationshipDescription", "DatabaseError", "ObjectID", "GeneratedEntity",
-        "ModelGenRuntime", "Foundation", "Swift", "ColumnValue", "Connection", "DeletionRule", "FetchableObject",
-        "GeneratedCodeVersion_0_1", "MergePolicy", "ValueType",
+        "ModelGenRuntime", "Foundation", "Swift", "ColumnValue", "Connection", "StoreDialect", "DeletionRule", "FetchableObject",
+        "GeneratedCodeVersion_0_2", "MergePolicy", "ValueType",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.

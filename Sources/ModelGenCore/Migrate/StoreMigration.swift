@@ -14,6 +14,9 @@ public struct StoreMigration: Sendable, Equatable {
     /// attributes and entities: what `modelgen diff --allow-data-loss` writes), for an app that
     /// opens the store allowing it; else nil.
     public var lossyStatements: [String]? = nil
+    /// `statements` and `lossyStatements` for PostgreSQL.
+    public var postgresStatements: [String]? = nil
+    public var postgresLossyStatements: [String]? = nil
 
     /// The migration from `old` to `new`, automatic only when the plan's steps all are.
     public static func make(
@@ -24,9 +27,11 @@ public struct StoreMigration: Sendable, Equatable {
         // Only data loss, which the app may accept; not steps whose data decides or that need input.
         let onlyLossy = !blocking.isEmpty && plan.steps.allSatisfy { $0.safety <= .rewrite || $0.safety == .lossy }
         let rendered = blocking.isEmpty || onlyLossy ? SQLiteMigrationRenderer().statements(plan) : nil
+        let renderedPostgres = blocking.isEmpty || onlyLossy ? PostgresMigrationRenderer().statements(plan) : nil
         return StoreMigration(
             version: version, fromHash: SchemaSnapshot.make(oldSchema).hash, statements: blocking.isEmpty ? rendered : nil,
-            blockingSteps: blocking, lossyStatements: onlyLossy ? rendered : nil)
+            blockingSteps: blocking, lossyStatements: onlyLossy ? rendered : nil,
+            postgresStatements: blocking.isEmpty ? renderedPostgres : nil, postgresLossyStatements: onlyLossy ? renderedPostgres : nil)
     }
 
     /// The migrations from every other version of the bundle at `bundle` to `model`, in version

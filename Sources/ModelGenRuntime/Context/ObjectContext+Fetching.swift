@@ -17,19 +17,22 @@ extension ObjectContext {
         // Unsaved changes of other objects can change what a condition through relationships
         // means: then every row is checked in memory.
         let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
-        let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition) }
-        // Decimals are stored as text: SQL cannot order them by value.
-        let sortsInMemory = request.sortDescriptors.contains { entity.attributes[$0.slot].type == .decimal }
+        let dialect = store.dialect
+        let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
+        // Decimals are stored as text on SQLite: SQL cannot order them by value (nor, where the
+        // dialect cannot, text case-insensitively as the runtime does).
+        let orderTerms = request.sortDescriptors.map { $0.sql(dialect) }
+        let sortsInMemory = request.sortDescriptors.contains { entity.attributes[$0.slot].type == .decimal } || orderTerms.contains(nil)
         let windowInSQL = compiled?.residue == nil && !pending && !sortsInMemory
         let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
         var sql =
             "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
             + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-        if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
-        sql += " ORDER BY " + (request.sortDescriptors.map(\.sql) + ["\"_pk\""]).joined(separator: ", ")
+        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
+        sql += " ORDER BY " + (orderTerms.map { $0 ?? "" }.filter { !$0.isEmpty } + ["\"_pk\""]).joined(separator: ", ")
         let limit = request.effectiveLimit
         if windowInSQL, limit != nil || request.fetchOffset > 0 {
-            sql += " LIMIT \(limit ?? -1) OFFSET \(request.fetchOffset)"
+            sql += dialect.window(limit: limit, offset: request.fetchOffset)
         }
         var objects = try materialize(T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly)
         if windowInSQL { return objects }
@@ -66,12 +69,13 @@ extension ObjectContext {
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
         guard !hasChanges else { return try fetch(request).count }
-        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition) }
+        let dialect = store.dialect
+        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
         guard compiled?.residue == nil else { return try fetch(request).count }
         var sql =
             "SELECT count(*) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
             + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-        if let compiled, compiled.sql != "1" { sql += " AND (\(compiled.sql))" }
+        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
         let total: Int = try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in (compiled?.parameters ?? []).enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
@@ -100,7 +104,7 @@ extension ObjectContext {
     }
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
-    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [StoredValue], ownRowsOnly: Bool) throws(DatabaseError) -> [T] {
+    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [SQLArgument], ownRowsOnly: Bool) throws(DatabaseError) -> [T] {
         let objects = try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self, ownRowsOnly: ownRowsOnly)
         // Every row is of T's entity or a sub-entity, so every object is a T; an array of class
         // references has one layout whatever the class (no per-row generic work, no copy).
@@ -119,7 +123,7 @@ extension ObjectContext {
     /// pages from the kernel, measured, and a 0.8 MB copy). An array's pages the rows do not reach
     /// are never touched; a result far smaller than its array is copied into one that fits.
     func materializeRows(
-        _ sql: String, parameters: [StoredValue], as entity: EntityDescription, type: ManagedObject.Type? = nil, ownRowsOnly: Bool = false
+        _ sql: String, parameters: [SQLArgument], as entity: EntityDescription, type: ManagedObject.Type? = nil, ownRowsOnly: Bool = false
     ) throws(DatabaseError) -> [ManagedObject] {
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)

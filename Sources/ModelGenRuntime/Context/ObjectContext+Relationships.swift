@@ -18,7 +18,7 @@ extension ObjectContext {
             }
         }
         let sql = "SELECT \(destination.selectColumnsSQL) FROM \(EntityDescription.quoted(destination.table)) WHERE \"_pk\" = ?"
-        return try materializeRows(sql, parameters: [.integer(row)], as: destination).first
+        return try materializeRows(sql, parameters: [.key(row)], as: destination).first
     }
 
     /// Reads a to-one relationship the object's row does not hold (the other side of a one-to-one).
@@ -37,11 +37,11 @@ extension ObjectContext {
             return try row.flatMap { row throws(DatabaseError) in try self.object(row: row, of: relationship) }
         case .inverseForeignKey(let column, _):
             let sql = "SELECT \(destination.selectColumnsSQL) FROM \(table) WHERE \(EntityDescription.quoted(column)) = ? ORDER BY \"_pk\" LIMIT 1"
-            return try materializeRows(sql, parameters: [.integer(object.objectID.rowID)], as: destination).first
+            return try materializeRows(sql, parameters: [.key(object.objectID.rowID)], as: destination).first
         case .joinTable(let join, let source, let target, _):
             let sql =
                 "SELECT \(prefixed(destination)) FROM \(table) AS d JOIN \(EntityDescription.quoted(join)) AS j ON j.\(EntityDescription.quoted(target)) = d.\"_pk\" WHERE j.\(EntityDescription.quoted(source)) = ? ORDER BY d.\"_pk\" LIMIT 1"
-            return try materializeRows(sql, parameters: [.integer(object.objectID.rowID)], as: destination).first
+            return try materializeRows(sql, parameters: [.key(object.objectID.rowID)], as: destination).first
         }
     }
 
@@ -62,7 +62,7 @@ extension ObjectContext {
             sql =
                 "SELECT \(prefixed(destination)) FROM \(table) AS d JOIN \(EntityDescription.quoted(join)) AS j ON j.\(EntityDescription.quoted(target)) = d.\"_pk\" WHERE j.\(EntityDescription.quoted(source)) = ? ORDER BY \(order)d.\"_pk\""
         }
-        return try materializeRows(sql, parameters: [.integer(object.objectID.rowID)], as: destination)
+        return try materializeRows(sql, parameters: [.key(object.objectID.rowID)], as: destination)
     }
 
     private func prefixed(_ entity: EntityDescription) -> String {

@@ -50,12 +50,31 @@ extension ObjectContext {
     }
 
     /// Gives every inserted object its `_pk` before any row is written, so foreign keys between
-    /// new objects can be bound directly (the tables' foreign keys are checked at commit): one past
-    /// the table's largest, in list order, which is the number SQLite gives a row inserted without
-    /// one (`insertRows` checks that it did).
+    /// new objects can be bound directly (the tables' foreign keys are checked at commit).
+    ///
+    /// On SQLite: one past the table's largest, in list order, which is the number SQLite gives a
+    /// row inserted without one (`insertRows` checks that it did); the save holds the database's
+    /// write lock, so no other writer can take it. On PostgreSQL, where many sessions write at
+    /// once, the numbers come from the table's identity sequence, one query per run of one entity.
     func assignRows(_ connection: Connection) throws(DatabaseError) {
-        var next: [String: Int64] = [:]
         let objects = insertedObjects
+        if connection.dialect.engine == .postgres {
+            try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
+                let statement = try connection.cachedStatement(
+                    "SELECT nextval(pg_get_serial_sequence(?, '_pk')) FROM generate_series(1, CAST(? AS integer))")
+                defer { statement.reset() }
+                statement.bind(EntityDescription.quoted(entity.table), at: 1)
+                statement.bind(Int64(run.count), at: 2)
+                for object in objects[run] {
+                    guard try statement.step() else {
+                        throw DatabaseError(.postgres, "the sequence of \(entity.table)._pk gave too few numbers", entity: entity.name)
+                    }
+                    object.pendingRow = statement.int64(0)
+                }
+            }
+            return
+        }
+        var next: [String: Int64] = [:]
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
             let table = entity.table
             var row: Int64
@@ -83,12 +102,14 @@ extension ObjectContext {
     }
 
     /// Writes the rows of the inserted objects, one statement per run of one entity. Rows of
-    /// tables in `numbered` are inserted with the `_pk` `assignRows` gave them (the save deleted
-    /// rows there, so SQLite's own numbering could differ); elsewhere SQLite numbers them.
+    /// tables in `numbered` (and every row on PostgreSQL) are inserted with the `_pk`
+    /// `assignRows` gave them (the save deleted rows there, so SQLite's own numbering could
+    /// differ); elsewhere SQLite numbers them.
     func insertRows(_ connection: Connection, numbered: Set<String> = []) throws(DatabaseError) {
         let objects = insertedObjects
+        let numbersAll = connection.dialect.engine == .postgres
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
-            let givesKey = numbered.contains(entity.table)
+            let givesKey = numbersAll || numbered.contains(entity.table)
             let statement = try connection.cachedStatement(givesKey ? entity.insertWithKeySQL : entity.insertSQL)
             for object in objects[run] {
                 if givesKey { statement.bind(object.pendingRow, at: 1) }
@@ -98,6 +119,7 @@ extension ObjectContext {
                 try statement.run()
                 // The statement binds every parameter anew for the next row.
                 statement.resetForRebinding()
+                if givesKey { continue }
                 // SQLite numbered the row (quicker than checking a given `_pk` is free); foreign keys
                 // to the object were bound with the number `assignRows` gave it, so they must agree
                 // (they can only differ if something else, such as a trigger, inserted into the table).
@@ -229,7 +251,7 @@ extension ObjectContext {
             let quoted = (EntityDescription.quoted(table), EntityDescription.quoted(source), EntityDescription.quoted(target))
             let sql =
                 change.added
-                ? "INSERT OR IGNORE INTO \(quoted.0) (\(quoted.1), \(quoted.2)) VALUES (?, ?)"
+                ? connection.dialect.insertIgnoringDuplicate(into: quoted.0, columns: [quoted.1, quoted.2])
                 : "DELETE FROM \(quoted.0) WHERE \(quoted.1) = ? AND \(quoted.2) = ?"
             let statement = try connection.cachedStatement(sql)
             statement.bind(change.source.rowForSave, at: 1)

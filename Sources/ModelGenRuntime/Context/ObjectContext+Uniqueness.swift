@@ -21,6 +21,8 @@ extension ObjectContext {
         var table: String
         var columns: [String]
         var values: [StoredValue]
+        /// The attributes' types (how the values are bound).
+        var types: [ValueType]
     }
 
     private func uniqueKeys(_ object: ManagedObject) -> [UniqueKey] {
@@ -37,7 +39,8 @@ extension ObjectContext {
             }
             // A NULL never collides (as in SQL).
             if !values.isEmpty {
-                keys.append(UniqueKey(table: entity.table, columns: constraint.map { entity.attributes[$0].column }, values: values))
+                keys.append(UniqueKey(table: entity.table, columns: constraint.map { entity.attributes[$0].column }, values: values,
+                        types: constraint.map { entity.attributes[$0].type }))
             }
         }
         return keys
@@ -127,7 +130,7 @@ extension ObjectContext {
                     "SELECT \"_pk\", \"_entity\", \"_version\" FROM \(EntityDescription.quoted(key.table)) WHERE "
                     + key.columns.map { "\(EntityDescription.quoted($0)) = ?" }.joined(separator: " AND ")
                 let statement = try connection.cachedStatement(sql)
-                for (index, value) in key.values.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
+                for (index, value) in key.values.enumerated() { value.bind(to: statement, at: Int32(index + 1), as: key.types[index]) }
                 // A row this save deletes, or whose object now holds other values, is no match.
                 var found: (ObjectID, Int64)?
                 while found == nil, try statement.step() {

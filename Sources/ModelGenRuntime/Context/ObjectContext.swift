@@ -1,3 +1,5 @@
+import Foundation
+
 /// A unit of work on a store (Core Data's managed object context): one object per row (identity
 /// map), the lists of inserted, updated and deleted objects, and `save()` as one transaction.
 ///
@@ -178,11 +180,19 @@ public final class ObjectContext {
                     try updateRows(updated, connection)
                     try insertRows(connection, numbered: deletedTables)
                     if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
+                    if let feed = store.changeFeed { try notify(feed, updated: updated, connection) }
                 }
             }
         } catch let error as DatabaseError {
-            // SQLITE_CONSTRAINT_UNIQUE: a unique index refused a row.
-            if error.sqliteCode == 2067 { throw uniquenessError(error) }
+            // SQLITE_CONSTRAINT_UNIQUE / unique_violation: a unique index refused a row.
+            if error.sqliteCode == 2067 || error.sqlState == "23505" { throw uniquenessError(error) }
+            // foreign_key_violation at commit: a row another writer added points at a deleted one.
+            if error.sqlState == "23503" {
+                var refused = error
+                refused.code = .deny
+                refused.message = "a row still refers to a deleted object (the store refused the save): \(error.message)"
+                throw refused
+            }
             throw error
         } catch {
             throw DatabaseError(.sqlite, "\(error)")
@@ -229,17 +239,39 @@ public final class ObjectContext {
         for object in conflicts { try? refresh(object) }
     }
 
+    /// Tells the other stores on the database what this save changes (delivered at commit).
+    private func notify(_ feed: PostgresChangeFeed, updated: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
+        let payload = feed.payload(
+            inserted: insertedObjects.map { ObjectID(entityID: $0.objectID.entityID, rowID: $0.pendingRow) },
+            updated: updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID),
+            deleted: deletedObjects.map(\.objectID))
+        let statement = try connection.cachedStatement("SELECT pg_notify(?, ?)")
+        defer { statement.reset() }
+        statement.bind(feed.channel, at: 1)
+        statement.bind(payload, at: 2)
+        try statement.run()
+    }
+
     /// A unique index's refusal (an UPDATE, or a row another writer added) as `.uniqueness`,
     /// naming the entity whose constraint it is and its attributes, not SQLite's table and columns.
     private func uniquenessError(_ error: DatabaseError) -> DatabaseError {
-        // SQLite says "UNIQUE constraint failed: table.column, table.column".
-        let failed = error.message.split(separator: ":", maxSplits: 1).last.map { $0.split(separator: ",") } ?? []
-        let pairs = failed.compactMap { part -> (String, String)? in
-            let names = part.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(String.init)
-            return names.count == 2 ? (names[0], names[1]) : nil
+        let table: String?
+        let columns: [String]
+        if let detail = error.detail, error.sqlState != nil {
+            // PostgreSQL names the table, and its detail the columns: "Key (a, b)=(…) already exists."
+            table = error.table
+            let list = detail.firstMatch(of: /^Key \(([^)]*)\)=/)?.output.1 ?? ""
+            columns = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        } else {
+            // SQLite says "UNIQUE constraint failed: table.column, table.column".
+            let failed = error.message.split(separator: ":", maxSplits: 1).last.map { $0.split(separator: ",") } ?? []
+            let pairs = failed.compactMap { part -> (String, String)? in
+                let names = part.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(String.init)
+                return names.count == 2 ? (names[0], names[1]) : nil
+            }
+            table = pairs.first?.0
+            columns = pairs.map(\.1)
         }
-        let table = pairs.first?.0
-        let columns = pairs.map(\.1)
         // The entity that declares the constraint: of the entities of that table having it, the
         // one whose rows include the others'.
         let owners = store.model.entities.filter { entity in

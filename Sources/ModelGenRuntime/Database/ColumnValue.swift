@@ -64,8 +64,8 @@ extension String: ColumnValue {
 }
 
 extension Date: ColumnValue {
-    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: row.double(column)) }
-    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(timeIntervalSinceReferenceDate, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: row.date(column)) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bindDate(timeIntervalSinceReferenceDate, at: index) }
 }
 
 extension Data: ColumnValue {
@@ -84,7 +84,7 @@ extension UUID: ColumnValue {
             ))
     }
     public func bind(_ statement: Statement, _ index: Int32) {
-        statement.bind(withUnsafeBytes(of: uuid) { Array($0) }, at: index)
+        statement.bindUUID(withUnsafeBytes(of: uuid) { Array($0) }, at: index)
     }
 }
 
@@ -100,7 +100,7 @@ extension Decimal: ColumnValue {
         Decimal(string: row.string(column), locale: Locale(identifier: "en_US_POSIX")) ?? 0
     }
     public func bind(_ statement: Statement, _ index: Int32) {
-        statement.bind(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")), at: index)
+        statement.bindDecimal(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")), at: index)
     }
 }
 

@@ -6,21 +6,37 @@ import Glibc
 import Darwin
 #endif
 
-/// A connection to one SQLite database (a file or in memory), with a cache of prepared
-/// statements.
+/// A connection to one database, with a cache of prepared statements: a SQLite database (a file
+/// or in memory), or a PostgreSQL database through libpq.
 ///
 /// A connection is used by one thread at a time; `PersistentStore` hands connections out.
-/// Every failure is a `DatabaseError` with code `.sqlite`, the SQL and SQLite's result code.
+/// Every SQLite failure is a `DatabaseError` with code `.sqlite`, the SQL and SQLite's result
+/// code; PostgreSQL failures are classified by SQLSTATE (see `PostgresConnection`).
 public final class Connection {
-    /// `nil` once closed.
+    /// The SQLite handle; `nil` once closed, and on PostgreSQL.
     private var handle: OpaquePointer?
+    /// The PostgreSQL connection; `nil` on SQLite.
+    let postgres: PostgresConnection?
+    /// The SQL this connection's database speaks.
+    public let dialect: StoreDialect
     private var cache: [String: Statement] = [:]
+
+    /// Connects to a PostgreSQL database: `connectionString` is a libpq connection string
+    /// (`host=/run/postgresql dbname=app`) or URL (`postgresql://user@host/app`).
+    public init(postgres connectionString: String) throws(DatabaseError) {
+        postgres = try PostgresConnection(connectionString)
+        dialect = .postgres
+        isFile = false
+        busyTimeout = 0
+    }
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
     /// File databases use WAL (unless `wal` is false: the caller switches with `useWAL()` once it
     /// knows the file is its own), foreign keys are enforced, and a busy database is retried for
     /// `busyTimeout` milliseconds.
     public init(path: String, busyTimeout: Int32 = 5_000, wal: Bool = true) throws(DatabaseError) {
+        postgres = nil
+        dialect = .sqlite
         isFile = path != ":memory:" && !path.isEmpty
         self.busyTimeout = busyTimeout
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -43,7 +59,7 @@ public final class Connection {
 
     /// Switches a file database to WAL with `synchronous = NORMAL` (nothing for one in memory).
     func useWAL() throws(DatabaseError) {
-        guard isFile else { return }
+        guard isFile, postgres == nil else { return }
         try enableWAL(busyTimeout: busyTimeout)
         try execute("PRAGMA synchronous = NORMAL")
     }
@@ -81,6 +97,7 @@ public final class Connection {
 
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws(DatabaseError) {
+        if let postgres { return try postgres.execute(sql) }
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(pointer, sql, nil, nil, &message)
         guard status == SQLITE_OK else {
@@ -110,7 +127,7 @@ public final class Connection {
     /// `IMMEDIATE` takes the write lock up front, so a busy database is waited for at the start
     /// instead of failing half-way.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try execute(postgres == nil ? "BEGIN IMMEDIATE" : "BEGIN")
         do {
             let result = try body()
             try execute("COMMIT")
@@ -126,6 +143,7 @@ public final class Connection {
     /// and in WAL mode its next write would fail with `SQLITE_BUSY_SNAPSHOT` once another process
     /// has written.
     public func resetActiveStatements() {
+        guard postgres == nil else { return }
         var statement = sqlite3_next_stmt(pointer, nil)
         while let current = statement {
             if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
@@ -137,7 +155,11 @@ public final class Connection {
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(pointer) }
 
     /// Rows changed by the last statement.
-    public var changes: Int { Int(sqlite3_changes(pointer)) }
+    public var changes: Int { postgres?.changes ?? Int(sqlite3_changes(pointer)) }
+
+    /// Opens a PostgreSQL session again when the server or the network dropped it (nothing on
+    /// SQLite).
+    func reconnectIfNeeded() throws(DatabaseError) { try postgres?.reconnectIfNeeded() }
 
     func error(_ sql: String?) -> DatabaseError {
         DatabaseError(.sqlite, String(cString: sqlite3_errmsg(pointer)), sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))

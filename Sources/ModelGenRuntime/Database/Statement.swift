@@ -1,48 +1,94 @@
 import CSQLite
 import Foundation
 
-/// A prepared SQLite statement: bind values by 1-based index, step, read columns by 0-based index.
+/// A prepared statement of a store's database, SQLite or PostgreSQL: bind values by 1-based
+/// index, step, read columns by 0-based index. It is also what generated code reads rows from
+/// and binds values to (`ColumnValue`): on SQLite each read is the inlined `sqlite3_column_*`
+/// call, on PostgreSQL a call that decodes the binary result.
 ///
-/// Values only ever reach SQLite as bound parameters, never as SQL text.
+/// Values only ever reach the database as bound parameters, never as SQL text.
 public final class Statement {
     // Reachable from inlined code: generated `read(from:startingAt:)` calls the column readers
     // below once per column of every fetched row, and a call into this module per column was
-    // measurable there.
-    @usableFromInline let statement: OpaquePointer
+    // measurable there. `nil` on PostgreSQL.
+    @usableFromInline let statement: OpaquePointer?
+    /// The PostgreSQL statement; `nil` on SQLite.
+    @usableFromInline let postgres: PostgresStatement?
     private unowned let connection: Connection
     public let sql: String
 
     init(connection: Connection, sql: String) throws(DatabaseError) {
+        self.connection = connection
+        self.sql = sql
+        if let server = connection.postgres {
+            statement = nil
+            postgres = PostgresStatement(connection: server, sql: sql)
+            return
+        }
         var prepared: OpaquePointer?
         guard sqlite3_prepare_v3(connection.pointer, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
             let prepared
         else { throw connection.error(sql) }
-        self.statement = prepared
-        self.connection = connection
-        self.sql = sql
+        statement = prepared
+        postgres = nil
     }
 
     deinit { sqlite3_finalize(statement) }
 
     /// Makes the statement ready to run again, with no values bound.
     public func reset() {
+        if let postgres { return postgres.reset() }
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
     }
 
     /// Makes the statement ready to run again, keeping its bound values (for a caller that binds
     /// every parameter anew: one C call fewer per row).
-    func resetForRebinding() { sqlite3_reset(statement) }
+    func resetForRebinding() {
+        if let postgres { return postgres.clearResult() }
+        sqlite3_reset(statement)
+    }
 
     // MARK: - Binding
 
-    public func bindNull(_ index: Int32) { sqlite3_bind_null(statement, index) }
-    public func bind(_ value: Int64, at index: Int32) { sqlite3_bind_int64(statement, index, value) }
+    public func bindNull(_ index: Int32) {
+        if let postgres { return postgres.bindNull(index) }
+        sqlite3_bind_null(statement, index)
+    }
+    public func bind(_ value: Int64, at index: Int32) {
+        if let postgres { return postgres.bind(value, at: index) }
+        sqlite3_bind_int64(statement, index, value)
+    }
     public func bind(_ value: Double, at index: Int32) {
         // SQLite stores NaN as NULL and -0.0 as 0 (a REAL column keeps integral values as
         // integers): noted, so that a save refuses the value instead of storing another one.
+        // PostgreSQL would keep both, but their comparisons differ from Core Data's (NaN equals
+        // NaN there): refused on both, so a model behaves the same on either.
         if value.isNaN || (value == 0 && value.sign == .minus) { unstorableParameter = index }
+        if let postgres { return postgres.bind(value, at: index) }
         sqlite3_bind_double(statement, index, value)
+    }
+
+    /// Binds a date, given as seconds since 2001-01-01: a REAL on SQLite, a `timestamptz` on
+    /// PostgreSQL (which keeps microseconds).
+    public func bindDate(_ seconds: Double, at index: Int32) {
+        if let postgres {
+            if seconds.isNaN { unstorableParameter = index }
+            return postgres.bindDate(seconds, at: index)
+        }
+        bind(seconds, at: index)
+    }
+
+    /// Binds a UUID's 16 bytes: a BLOB on SQLite, a `uuid` on PostgreSQL.
+    public func bindUUID(_ bytes: [UInt8], at index: Int32) {
+        if let postgres { return postgres.bindUUID(bytes, at: index) }
+        bind(bytes, at: index)
+    }
+
+    /// Binds a decimal's exact text: TEXT on SQLite, `numeric` on PostgreSQL.
+    public func bindDecimal(_ text: String, at index: Int32) {
+        if let postgres { return postgres.bindDecimal(text, at: index) }
+        bind(text, at: index)
     }
 
     /// The parameter last bound with a `Double` SQLite cannot give back as it is (NaN, -0.0); 0
@@ -64,9 +110,13 @@ public final class Statement {
             "\(entity.name).\(name ?? "a number") is NaN or -0.0, which SQLite cannot store as it is (NaN becomes NULL, -0.0 becomes 0)",
             entity: entity.name, property: name)
     }
-    public func bind(_ value: Bool, at index: Int32) { sqlite3_bind_int64(statement, index, value ? 1 : 0) }
+    public func bind(_ value: Bool, at index: Int32) {
+        if let postgres { return postgres.bind(value, at: index) }
+        sqlite3_bind_int64(statement, index, value ? 1 : 0)
+    }
 
     public func bind(_ value: String, at index: Int32) {
+        if let postgres { return postgres.bind(value, at: index) }
         var text = value
         text.withUTF8 { buffer in
             _ = sqlite3_bind_text(
@@ -76,6 +126,7 @@ public final class Statement {
     }
 
     public func bind(_ value: [UInt8], at index: Int32) {
+        if let postgres { return postgres.bind(value, at: index) }
         value.withUnsafeBytes { buffer in
             _ = sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), modelgen_sqlite_transient())
         }
@@ -87,6 +138,7 @@ public final class Statement {
 
     /// Advances to the next row; `false` when the statement is done.
     public func step() throws(DatabaseError) -> Bool {
+        if let postgres { return try postgres.step() }
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -96,23 +148,44 @@ public final class Statement {
 
     /// Runs a statement that returns no rows.
     public func run() throws(DatabaseError) {
+        if let postgres { return try postgres.execute() }
         while try step() {}
     }
 
     // MARK: - Columns
 
-    public var columnCount: Int32 { sqlite3_column_count(statement) }
-    @inlinable public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-    @inlinable public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-    @inlinable public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+    public var columnCount: Int32 { postgres?.columnCount ?? sqlite3_column_count(statement) }
+
+    @inlinable public func isNull(_ column: Int32) -> Bool {
+        if let postgres { return postgres.isNull(column) }
+        return sqlite3_column_type(statement, column) == SQLITE_NULL
+    }
+
+    @inlinable public func int64(_ column: Int32) -> Int64 {
+        if let postgres { return postgres.int64(column) }
+        return sqlite3_column_int64(statement, column)
+    }
+
+    @inlinable public func double(_ column: Int32) -> Double {
+        if let postgres { return postgres.double(column) }
+        return sqlite3_column_double(statement, column)
+    }
+
+    /// A date as seconds since 2001-01-01 (a REAL on SQLite, a `timestamptz` on PostgreSQL).
+    @inlinable public func date(_ column: Int32) -> Double {
+        if let postgres { return postgres.date(column) }
+        return sqlite3_column_double(statement, column)
+    }
 
     @inlinable public func string(_ column: Int32) -> String {
+        if let postgres { return postgres.string(column) }
         guard let text = sqlite3_column_text(statement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     public func bytes(_ column: Int32) -> [UInt8] {
+        if let postgres { return postgres.bytes(column) }
         let count = Int(sqlite3_column_bytes(statement, column))
         guard count > 0, let blob = sqlite3_column_blob(statement, column) else { return [] }
         return [UInt8](UnsafeRawBufferPointer(start: blob, count: count))

@@ -9,7 +9,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse, migration
-            case foreignDatabase
+            case foreignDatabase, postgres, connectionLost
         }
 
         private let value: Value
@@ -40,6 +40,11 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The file is a database modelgen did not make (another program's, or a Core Data store);
         /// it is left unchanged.
         public static let foreignDatabase = Code(.foreignDatabase)
+        /// PostgreSQL reported an error (`sqlState` holds its SQLSTATE).
+        public static let postgres = Code(.postgres)
+        /// The connection to the database server was lost (or could not be opened again). Nothing
+        /// of the failed save is stored; the next use reconnects, so the save can be retried.
+        public static let connectionLost = Code(.connectionLost)
         /// The API was used in a way it does not allow.
         public static let misuse = Code(.misuse)
 
@@ -54,6 +59,12 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     public var sql: String?
     /// SQLite's extended result code, for `.sqlite` errors.
     public var sqliteCode: Int32?
+    /// PostgreSQL's SQLSTATE, for errors the server reported.
+    public var sqlState: String?
+    /// The table the server named in the error (PostgreSQL).
+    public var table: String?
+    /// The server's detail line (PostgreSQL), e.g. `Key (id)=(…) already exists.`
+    public var detail: String?
 
     public init(
         _ code: Code, _ message: String, entity: String? = nil, property: String? = nil, sql: String? = nil,

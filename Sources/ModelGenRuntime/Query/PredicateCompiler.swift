@@ -5,26 +5,26 @@ import PredicateSyntax
 struct CompiledPredicate<T: ManagedObject> {
     /// A WHERE fragment (without `WHERE`); `1` when nothing is filtered in SQL.
     var sql: String
-    var parameters: [StoredValue]
+    var parameters: [SQLArgument]
     /// What SQL could not express exactly; objects must also pass it.
     var residue: PredicateCondition?
 
-    init(_ condition: PredicateCondition) {
+    init(_ condition: PredicateCondition, _ dialect: StoreDialect) {
         // The conjuncts SQL expresses exactly go to SQL; the others are checked in memory, which
         // keeps the result exact: SQL only narrows by conditions the objects must meet anyway.
         var parts: [String] = []
-        var parameters: [StoredValue] = []
+        var parameters: [SQLArgument] = []
         var rest: [PredicateCondition] = []
         for term in Self.conjuncts(condition) {
-            var added: [StoredValue] = []
-            if let fragment = Self.fragment(term, T.entityDescription, &added) {
+            var added: [SQLArgument] = []
+            if let fragment = Self.fragment(term, T.entityDescription, dialect, &added) {
                 parts.append(fragment)
                 parameters += added
             } else {
                 rest.append(term)
             }
         }
-        sql = parts.isEmpty ? "1" : parts.map { "(\($0))" }.joined(separator: " AND ")
+        sql = parts.isEmpty ? dialect.trueCondition : parts.map { "(\($0))" }.joined(separator: " AND ")
         self.parameters = parameters
         residue = rest.isEmpty ? nil : .and(rest)
     }
@@ -37,45 +37,58 @@ struct CompiledPredicate<T: ManagedObject> {
     private static func quoted(_ name: String) -> String { EntityDescription.quoted(name) }
 
     /// SQL for `condition` on `entity`'s table when it is exact, else `nil`.
-    private static func fragment(_ condition: PredicateCondition, _ entity: EntityDescription, _ parameters: inout [StoredValue]) -> String? {
+    private static func fragment(
+        _ condition: PredicateCondition, _ entity: EntityDescription, _ dialect: StoreDialect, _ parameters: inout [SQLArgument]
+    ) -> String? {
         func column(_ slot: Int) -> String { quoted(entity.attributes[slot].column) }
+        func type(_ slot: Int) -> ValueType { entity.attributes[slot].type }
+        /// The column as it compares by order: text by bytes.
+        func ordered(_ slot: Int) -> String {
+            type(slot) == .string || type(slot) == .url ? dialect.byteOrderedText(column(slot)) : column(slot)
+        }
         // Decimals are stored as text, whose SQL order is not their numeric order: in memory.
         func isDecimal(_ slot: Int) -> Bool { entity.attributes[slot].type == .decimal }
         switch condition {
         case .constant(let value):
-            return value ? "1" : "0"
+            return value ? dialect.trueCondition : dialect.falseCondition
         case .not(let inner):
             // Two-valued, as in memory: a comparison with NULL is false, so its negation is true
             // (SQL's NULL would make `NOT (x < 3)` exclude a row whose x is NULL).
-            return fragment(inner, entity, &parameters).map { "NOT ifnull((\($0)), 0)" }
+            return fragment(inner, entity, dialect, &parameters).map { "NOT " + dialect.nullAsFalse($0) }
         case .and(let terms), .or(let terms):
             var parts: [String] = []
             for term in terms {
-                guard let part = fragment(term, entity, &parameters) else { return nil }
+                guard let part = fragment(term, entity, dialect, &parameters) else { return nil }
                 parts.append("(\(part))")
             }
-            if parts.isEmpty { return { if case .and = condition { "1" } else { "0" } }() }
+            if parts.isEmpty { return { if case .and = condition { dialect.trueCondition } else { dialect.falseCondition } }() }
             if case .and = condition { return parts.joined(separator: " AND ") }
             return parts.joined(separator: " OR ")
         case .oneOf(let slot, _) where isDecimal(slot), .between(let slot, _, _) where isDecimal(slot),
             .compare(let slot, _, _, _) where isDecimal(slot):
             return nil
+        case .oneOf(_, let values) where !values.allSatisfy(dialect.canBind):
+            return nil
+        case .between(_, let low, let high) where !dialect.canBind(low) || !dialect.canBind(high):
+            return nil
+        case .compare(_, _, _, let value) where !dialect.canBind(value):
+            return nil
         case .oneOf(let slot, let values):
             let column = column(slot)
             let present = values.filter { $0 != .null }
-            var text = present.isEmpty ? "0" : "\(column) IN (" + present.map { _ in "?" }.joined(separator: ", ") + ")"
-            parameters += present
+            var text = present.isEmpty ? dialect.falseCondition : "\(column) IN (" + present.map { _ in "?" }.joined(separator: ", ") + ")"
+            parameters += present.map { SQLArgument($0, type(slot)) }
             if present.count != values.count { text = "(\(text) OR \(column) IS NULL)" }
             return text
         case .between(let slot, let low, let high):
-            parameters += [low, high]
-            return "\(column(slot)) BETWEEN ? AND ?"
+            parameters += [SQLArgument(low, type(slot)), SQLArgument(high, type(slot))]
+            return "\(ordered(slot)) BETWEEN ? AND ?"
         case .compare(let slot, let op, let options, let value):
-            return comparison(column(slot), op, options, value, &parameters)
+            return comparison(column(slot), ordered(slot), type(slot), op, options, value, dialect, &parameters)
         case .toOne(let index, let inner), .any(let index, let inner):
             let relationship = entity.relationships[index]
             guard let destination = relationship.destination?.entityDescription,
-                let innerSQL = fragment(inner, destination, &parameters)
+                let innerSQL = fragment(inner, destination, dialect, &parameters)
             else { return nil }
             let table = quoted(destination.table)
             // A to-one that leads nowhere matches when the inner condition holds of nothing.
@@ -105,25 +118,25 @@ struct CompiledPredicate<T: ManagedObject> {
             case .joinTable(let join, let source, _, _):
                 counted = "(SELECT count(*) FROM \(quoted(join)) AS \"_j\" WHERE \"_j\".\(quoted(source)) = \(outer))"
             }
-            parameters.append(.integer(value))
+            parameters.append(.key(value))
             return "\(counted) \(symbol) ?"
         case .identity(let index, let equal, let object):
             guard case .foreignKey(let key) = entity.relationships[index].storage else { return nil }
             guard let object else { return "\(quoted(key)) IS \(equal ? "" : "NOT ")NULL" }
             guard !object.objectID.isTemporary, object.context != nil else { return nil }
-            parameters.append(.integer(object.objectID.rowID))
-            return "\(quoted(key)) IS \(equal ? "" : "NOT ")?"
+            parameters.append(.key(object.objectID.rowID))
+            return "\(quoted(key)) \(equal ? dialect.isNotDistinct : dialect.isDistinct) ?"
         case .member(let index, let object):
             // An unsaved object has no row yet: in memory.
             guard !object.objectID.isTemporary, object.context != nil else { return nil }
             let relationship = entity.relationships[index]
             guard let destination = relationship.destination?.entityDescription, destination.includes(object.objectID.entityID) else {
-                return "0"
+                return dialect.falseCondition
             }
-            parameters.append(.integer(object.objectID.rowID))
+            parameters.append(.key(object.objectID.rowID))
             switch relationship.storage {
             case .foreignKey(let key):
-                return "\(quoted(key)) IS ?"
+                return "\(quoted(key)) \(dialect.isNotDistinct) ?"
             case .inverseForeignKey(let key, _):
                 return "\"_pk\" IN (SELECT \(quoted(key)) FROM \(quoted(destination.table)) WHERE \"_pk\" = ?)"
             case .joinTable(let join, let source, let target, _):
@@ -144,46 +157,85 @@ struct CompiledPredicate<T: ManagedObject> {
         }
     }
 
+    /// `column` compared with `value`; `ordered` is the column as it orders (text by bytes).
     private static func comparison(
-        _ column: String, _ op: ComparisonOperator, _ options: ComparisonOptions, _ value: StoredValue,
-        _ parameters: inout [StoredValue]
+        _ column: String, _ ordered: String, _ type: ValueType, _ op: ComparisonOperator, _ options: ComparisonOptions,
+        _ value: StoredValue, _ dialect: StoreDialect, _ parameters: inout [SQLArgument]
     ) -> String? {
-        guard options.isEmpty else { return nil }  // folding rules SQLite does not share: in memory
+        guard options.isEmpty else { return nil }  // folding rules SQL does not share: in memory
         // NaN equals nothing and orders with nothing (bound, SQLite would read it as NULL).
-        if case .real(let number) = value, number.isNaN { return op == .notEqual ? "1" : "0" }
+        if case .real(let number) = value, number.isNaN { return op == .notEqual ? dialect.trueCondition : dialect.falseCondition }
         switch op {
         case .equal:
-            parameters.append(value)
-            return "\(column) IS ?"
+            parameters.append(SQLArgument(value, type))
+            return "\(column) \(dialect.isNotDistinct) ?"
         case .notEqual:
-            parameters.append(value)
-            return "\(column) IS NOT ?"
+            parameters.append(SQLArgument(value, type))
+            return "\(column) \(dialect.isDistinct) ?"
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard value != .null else { return "0" }
-            parameters.append(value)
+            guard value != .null else { return dialect.falseCondition }
+            parameters.append(SQLArgument(value, type))
             let symbol = ["<": "<", "<=": "<=", ">": ">", ">=": ">="][op.rawValue]!
-            return "\(column) \(symbol) ?"
+            return "\(ordered) \(symbol) ?"
         case .beginsWith, .endsWith, .contains:
-            guard case .text(let text) = value else { return "0" }
+            guard case .text(let text) = value else { return dialect.falseCondition }
             if text.isEmpty { return "\(column) IS NOT NULL" }
-            // Compared as bytes: SQLite's text functions stop at a NUL character, bytes do not
-            // (and the same characters are the same UTF-8 bytes).
-            let bytes = StoredValue.blob(Array(text.utf8))
-            let bytesOfColumn = "CAST(\(column) AS BLOB)"
-            switch op {
-            case .beginsWith:
-                parameters += [.integer(Int64(text.utf8.count)), bytes]
-                return "substr(\(bytesOfColumn), 1, ?) = ?"
-            case .endsWith:
-                parameters += [.integer(-Int64(text.utf8.count)), bytes]
-                return "substr(\(bytesOfColumn), ?) = ?"
-            default:
-                parameters.append(bytes)
-                return "instr(\(bytesOfColumn), ?) > 0"
+            switch dialect.engine {
+            case .sqlite:
+                // Compared as bytes: SQLite's text functions stop at a NUL character, bytes do not
+                // (and the same characters are the same UTF-8 bytes).
+                let bytes = SQLArgument(.blob(Array(text.utf8)))
+                let bytesOfColumn = "CAST(\(column) AS BLOB)"
+                switch op {
+                case .beginsWith:
+                    parameters += [.key(Int64(text.utf8.count)), bytes]
+                    return "substr(\(bytesOfColumn), 1, ?) = ?"
+                case .endsWith:
+                    parameters += [.key(-Int64(text.utf8.count)), bytes]
+                    return "substr(\(bytesOfColumn), ?) = ?"
+                default:
+                    parameters.append(bytes)
+                    return "instr(\(bytesOfColumn), ?) > 0"
+                }
+            case .postgres:
+                // PostgreSQL text holds no NUL and its functions count characters (code points).
+                let characters = Int64(text.unicodeScalars.count)
+                let pattern = SQLArgument(.text(text))
+                switch op {
+                case .beginsWith:
+                    parameters += [.key(characters), pattern]
+                    return "left(\(column), CAST(? AS integer)) = ?"
+                case .endsWith:
+                    parameters += [.key(characters), pattern]
+                    return "right(\(column), CAST(? AS integer)) = ?"
+                default:
+                    parameters.append(pattern)
+                    return "strpos(\(column), ?) > 0"
+                }
             }
         case .like, .matches, .in, .between:
             return nil
         }
+    }
+}
+
+/// A value bound to a parameter of runtime SQL, with the type of the attribute it is compared
+/// with (where there is one): PostgreSQL needs a Boolean as a `boolean`, a date as a
+/// `timestamptz`, a UUID as a `uuid`, where SQLite takes their stored forms.
+struct SQLArgument {
+    var value: StoredValue
+    var type: ValueType?
+
+    init(_ value: StoredValue, _ type: ValueType? = nil) {
+        self.value = value
+        self.type = type
+    }
+
+    /// A row number or a count.
+    static func key(_ number: Int64) -> SQLArgument { SQLArgument(.integer(number)) }
+
+    func bind(to statement: Statement, at index: Int32) {
+        value.bind(to: statement, at: index, as: type)
     }
 }
 

@@ -41,9 +41,17 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
         failure = nil
     }
 
-    var sql: String {
-        let column = EntityDescription.quoted(T.entityDescription.attributes[slot].column)
-        return column + (caseInsensitive ? " COLLATE NOCASE" : "") + (ascending ? " ASC" : " DESC")
+    /// The ORDER BY term; `nil` when `dialect` cannot order as the runtime does (a
+    /// case-insensitive sort where SQL does not fold ASCII case: the objects are sorted in memory).
+    func sql(_ dialect: StoreDialect) -> String? {
+        let attribute = T.entityDescription.attributes[slot]
+        let column = EntityDescription.quoted(attribute.column)
+        let text = attribute.type == .string || attribute.type == .url
+        if caseInsensitive {
+            guard dialect.foldsASCIICase else { return text ? nil : dialect.orderTerm(column, ascending: ascending) }
+            return dialect.orderTerm(column + " COLLATE NOCASE", ascending: ascending)
+        }
+        return dialect.orderTerm(text ? dialect.byteOrderedText(column) : column, ascending: ascending)
     }
 }
 

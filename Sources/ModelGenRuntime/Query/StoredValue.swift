@@ -53,9 +53,13 @@ enum StoredValue: Hashable {
         }
     }
 
-    func bind(to statement: Statement, at index: Int32) {
+    /// Binds the value; `type` is the attribute's, where the value is compared with one.
+    func bind(to statement: Statement, at index: Int32, as type: ValueType? = nil) {
         switch self {
         case .null: statement.bindNull(index)
+        case .integer(let number) where type == .bool: statement.bind(number != 0, at: index)
+        case .real(let seconds) where type == .date: statement.bindDate(seconds, at: index)
+        case .blob(let bytes) where type == .uuid: statement.bindUUID(bytes, at: index)
         case .integer(let number): statement.bind(number, at: index)
         case .real(let number): statement.bind(number, at: index)
         case .text(let text): statement.bind(text, at: index)

@@ -3,7 +3,7 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_1 {}
+private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
 public enum BusinessesModel {
@@ -55,6 +55,66 @@ CREATE TABLE "employee_entity" (
 CREATE TABLE "_modelgen_metadata" (
     "key" TEXT PRIMARY KEY NOT NULL,
     "value" TEXT NOT NULL
+);
+
+CREATE INDEX "business_entity_departments_departments_pk_index" ON "business_entity_departments" ("departments_pk" ASC);
+CREATE INDEX "employee_entity_business_pk_index" ON "employee_entity" ("business_pk" ASC);
+CREATE INDEX "employee_entity_department_pk_index" ON "employee_entity" ("department_pk" ASC);
+
+INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
+    ('generator', 'modelgen 0.1.0'),
+    ('layout', 'relational'),
+    ('model', 'Businesses'),
+    ('model_version', 'Businesses'),
+    ('schema', '{"layout":"relational","modelName":"Businesses","versionName":"Businesses","tables":[{"name":"business_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"BusinessEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"business_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"department_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"DepartmentEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"department_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}}]},{"name":"business_entity_departments","kind":"join","columns":[{"name":"business_entity_pk","type":"key","isNullable":false,"role":"join","source":"BusinessEntity.departments"},{"name":"departments_pk","type":"key","isNullable":false,"role":"join","source":"BusinessEntity.departments"}],"primaryKey":["business_entity_pk","departments_pk"],"foreignKeys":[{"columns":["business_entity_pk"],"referencedTable":"business_entity","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true},{"columns":["departments_pk"],"referencedTable":"department_entity","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[]},{"name":"employee_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"age","type":"integer16","isNullable":true,"defaultValue":{"integer":0},"role":"attribute","source":"EmployeeEntity.age"},{"name":"business_pk","type":"key","isNullable":true,"role":"relationship","source":"EmployeeEntity.business"},{"name":"date_joined","type":"date","isNullable":true,"role":"attribute","source":"EmployeeEntity.dateJoined"},{"name":"department_pk","type":"key","isNullable":true,"role":"relationship","source":"EmployeeEntity.department"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"EmployeeEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["business_pk"],"referencedTable":"business_entity","referencedColumns":["_pk"],"onDelete":"SET NULL","isDeferred":true},{"columns":["department_pk"],"referencedTable":"department_entity","referencedColumns":["_pk"],"onDelete":"SET NULL","isDeferred":true}],"checks":[{"name":"employee_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[3]}}},{"name":"employee_entity_age_width","condition":{"integerWidth":{"column":"age","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"business_entity_departments_departments_pk_index","table":"business_entity_departments","parts":[{"column":"departments_pk","isDescending":false}],"isUnique":false},{"name":"employee_entity_business_pk_index","table":"employee_entity","parts":[{"column":"business_pk","isDescending":false}],"isUnique":false},{"name":"employee_entity_department_pk_index","table":"employee_entity","parts":[{"column":"department_pk","isDescending":false}],"isUnique":false}],"entities":[{"entity":"BusinessEntity","table":"business_entity","entityID":1,"isAbstract":false},{"entity":"DepartmentEntity","table":"department_entity","entityID":2,"isAbstract":false},{"entity":"EmployeeEntity","table":"employee_entity","entityID":3,"isAbstract":false}]}'),
+    ('schema_hash', 'dbe5cde84067df034b0361bfd44176705e0cb61f61163062995ca78a4652ec39');
+
+"""#,
+        postgresDDL: #"""
+-- Generated by modelgen 0.1.0 from Businesses (Businesses). DO NOT EDIT.
+-- Dialect: PostgreSQL. Layout: relational.
+
+CREATE TABLE "business_entity" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "name" text,
+    CONSTRAINT "business_entity__entity_in" CHECK ("_entity" IN (1))
+);
+
+CREATE TABLE "department_entity" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "name" text,
+    CONSTRAINT "department_entity__entity_in" CHECK ("_entity" IN (2))
+);
+
+CREATE TABLE "business_entity_departments" (
+    "business_entity_pk" bigint NOT NULL,
+    "departments_pk" bigint NOT NULL,
+    PRIMARY KEY ("business_entity_pk", "departments_pk"),
+    CONSTRAINT "business_entity_departments_business_entity_pk_fkey" FOREIGN KEY ("business_entity_pk") REFERENCES "business_entity" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT "business_entity_departments_departments_pk_fkey" FOREIGN KEY ("departments_pk") REFERENCES "department_entity" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "employee_entity" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "age" smallint DEFAULT 0,
+    "business_pk" bigint,
+    "date_joined" timestamptz,
+    "department_pk" bigint,
+    "name" text,
+    CONSTRAINT "employee_entity__entity_in" CHECK ("_entity" IN (3)),
+    CONSTRAINT "employee_entity_business_pk_fkey" FOREIGN KEY ("business_pk") REFERENCES "business_entity" ("_pk") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT "employee_entity_department_pk_fkey" FOREIGN KEY ("department_pk") REFERENCES "department_entity" ("_pk") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "_modelgen_metadata" (
+    "key" text PRIMARY KEY NOT NULL,
+    "value" text NOT NULL
 );
 
 CREATE INDEX "business_entity_departments_departments_pk_index" ON "business_entity_departments" ("departments_pk" ASC);

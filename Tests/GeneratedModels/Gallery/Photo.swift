@@ -3,7 +3,7 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_1 {}
+private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 // `Photo` generates a category: declare the class yourself, e.g.
 // `public class Photo: Artwork {}`; its properties are stored by the runtime.

@@ -3,7 +3,7 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_1 {}
+private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
 public enum GradeBookModel {
@@ -52,6 +52,63 @@ CREATE TABLE "grade" (
 CREATE TABLE "_modelgen_metadata" (
     "key" TEXT PRIMARY KEY NOT NULL,
     "value" TEXT NOT NULL
+);
+
+CREATE UNIQUE INDEX "grade_id_unique" ON "grade" ("id" ASC);
+CREATE INDEX "grade_quiz_pk_index" ON "grade" ("quiz_pk" ASC);
+CREATE INDEX "grade_student_pk_index" ON "grade" ("student_pk" ASC);
+CREATE UNIQUE INDEX "quiz_id_unique" ON "quiz" ("id" ASC);
+CREATE INDEX "student_by_name" ON "student" ("last_name" ASC, "first_name" ASC);
+CREATE UNIQUE INDEX "student_id_unique" ON "student" ("id" ASC);
+
+INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
+    ('generator', 'modelgen 0.1.0'),
+    ('layout', 'relational'),
+    ('model', 'GradeBook'),
+    ('model_version', 'GradeBook'),
+    ('schema', '{"layout":"relational","modelName":"GradeBook","versionName":"GradeBook","tables":[{"name":"quiz","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"Quiz.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Quiz.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"quiz__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}},{"name":"quiz_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"student","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"first_name","type":"text","isNullable":false,"role":"attribute","source":"Student.first_name"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"Student.id"},{"name":"last_name","type":"text","isNullable":false,"role":"attribute","source":"Student.last_name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"student__entity_in","condition":{"oneOf":{"column":"_entity","values":[3]}}},{"name":"student_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"grade","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"Grade.id"},{"name":"points","type":"integer32","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Grade.points"},{"name":"quiz_pk","type":"key","isNullable":false,"role":"relationship","source":"Grade.quiz"},{"name":"student_pk","type":"key","isNullable":false,"role":"relationship","source":"Grade.student"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["quiz_pk"],"referencedTable":"quiz","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true},{"columns":["student_pk"],"referencedTable":"student","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"grade__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}},{"name":"grade_id_size","condition":{"byteCount":{"column":"id","bytes":16}}},{"name":"grade_points_width","condition":{"integerWidth":{"column":"points","type":"integer32"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"grade_id_unique","table":"grade","parts":[{"column":"id","isDescending":false}],"isUnique":true},{"name":"grade_quiz_pk_index","table":"grade","parts":[{"column":"quiz_pk","isDescending":false}],"isUnique":false},{"name":"grade_student_pk_index","table":"grade","parts":[{"column":"student_pk","isDescending":false}],"isUnique":false},{"name":"quiz_id_unique","table":"quiz","parts":[{"column":"id","isDescending":false}],"isUnique":true},{"name":"student_by_name","table":"student","parts":[{"column":"last_name","isDescending":false},{"column":"first_name","isDescending":false}],"isUnique":false},{"name":"student_id_unique","table":"student","parts":[{"column":"id","isDescending":false}],"isUnique":true}],"entities":[{"entity":"Grade","table":"grade","entityID":1,"isAbstract":false},{"entity":"Quiz","table":"quiz","entityID":2,"isAbstract":false},{"entity":"Student","table":"student","entityID":3,"isAbstract":false}]}'),
+    ('schema_hash', '141818b3ed11b3781f1df7c4173becc413b03e73d6950cc33172fdf698e6c484');
+
+"""#,
+        postgresDDL: #"""
+-- Generated by modelgen 0.1.0 from GradeBook (GradeBook). DO NOT EDIT.
+-- Dialect: PostgreSQL. Layout: relational.
+
+CREATE TABLE "quiz" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "id" uuid NOT NULL,
+    "name" text NOT NULL,
+    CONSTRAINT "quiz__entity_in" CHECK ("_entity" IN (2))
+);
+
+CREATE TABLE "student" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "first_name" text NOT NULL,
+    "id" uuid NOT NULL,
+    "last_name" text NOT NULL,
+    CONSTRAINT "student__entity_in" CHECK ("_entity" IN (3))
+);
+
+CREATE TABLE "grade" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "id" uuid NOT NULL,
+    "points" integer NOT NULL DEFAULT 0,
+    "quiz_pk" bigint NOT NULL,
+    "student_pk" bigint NOT NULL,
+    CONSTRAINT "grade__entity_in" CHECK ("_entity" IN (1)),
+    CONSTRAINT "grade_quiz_pk_fkey" FOREIGN KEY ("quiz_pk") REFERENCES "quiz" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT "grade_student_pk_fkey" FOREIGN KEY ("student_pk") REFERENCES "student" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "_modelgen_metadata" (
+    "key" text PRIMARY KEY NOT NULL,
+    "value" text NOT NULL
 );
 
 CREATE UNIQUE INDEX "grade_id_unique" ON "grade" ("id" ASC);

@@ -3,7 +3,7 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_1 {}
+private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
 public enum LibraryModel {
@@ -109,6 +109,126 @@ CREATE TABLE "reminder" (
 CREATE TABLE "_modelgen_metadata" (
     "key" TEXT PRIMARY KEY NOT NULL,
     "value" TEXT NOT NULL
+);
+
+CREATE INDEX "author_books_books_pk_index" ON "author_books" ("books_pk" ASC);
+CREATE UNIQUE INDEX "author_name_unique" ON "author" ("name" ASC);
+CREATE INDEX "loan_item_pk_index" ON "loan" ("item_pk" ASC);
+CREATE INDEX "loan_member_pk_index" ON "loan" ("member_pk" ASC);
+CREATE INDEX "media_shelf_pk_index" ON "media" ("shelf_pk" ASC);
+CREATE UNIQUE INDEX "member_email_unique" ON "member" ("email" ASC);
+CREATE INDEX "reminder_loan_pk_index" ON "reminder" ("loan_pk" ASC);
+CREATE UNIQUE INDEX "shelf_label_unique" ON "shelf" ("label" ASC);
+
+INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
+    ('generator', 'modelgen 0.1.0'),
+    ('layout', 'relational'),
+    ('model', 'Library'),
+    ('model_version', 'Library'),
+    ('schema', '{"layout":"relational","modelName":"Library","versionName":"Library","tables":[{"name":"author","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"born","type":"date","isNullable":true,"role":"attribute","source":"Author.born"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Author.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"author__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}},{"name":"author_name_length","condition":{"length":{"column":"name","minimum":1}}}]},{"name":"member","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"email","type":"text","isNullable":false,"role":"attribute","source":"Member.email"},{"name":"location_city","type":"text","isNullable":true,"role":"attribute","source":"Member.location.city"},{"name":"location_street","type":"text","isNullable":true,"role":"attribute","source":"Member.location.street"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Member.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"member__entity_in","condition":{"oneOf":{"column":"_entity","values":[6]}}},{"name":"member_email_pattern","condition":{"matches":{"column":"email","pattern":"[^@ ]+@[^@ ]+"}}}]},{"name":"note","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"created","type":"date","isNullable":true,"role":"attribute","source":"Note.created"},{"name":"text","type":"text","isNullable":false,"defaultValue":{"text":""},"role":"attribute","source":"Note.text"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"note__entity_in","condition":{"oneOf":{"column":"_entity","values":[7]}}}]},{"name":"shelf","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"label","type":"text","isNullable":false,"role":"attribute","source":"Shelf.label"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"shelf__entity_in","condition":{"oneOf":{"column":"_entity","values":[9]}}}]},{"name":"media","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"duration","type":"double","isNullable":true,"defaultValue":{"real":0},"role":"attribute","source":"Audiobook.duration"},{"name":"isbn","type":"text","isNullable":true,"role":"attribute","source":"Book.isbn"},{"name":"narrator","type":"text","isNullable":true,"role":"attribute","source":"Audiobook.narrator"},{"name":"pages","type":"integer32","isNullable":true,"defaultValue":{"integer":0},"role":"attribute","source":"Book.pages"},{"name":"shelf_pk","type":"key","isNullable":true,"role":"relationship","source":"Media.shelf"},{"name":"shelf_position","type":"integer64","isNullable":true,"role":"position","source":"Shelf.items"},{"name":"title","type":"text","isNullable":false,"role":"attribute","source":"Media.title"},{"name":"year","type":"integer16","isNullable":true,"role":"attribute","source":"Media.year"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["shelf_pk"],"referencedTable":"shelf","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"media__entity_in","condition":{"oneOf":{"column":"_entity","values":[4,5]}}},{"name":"media_title_length","condition":{"length":{"column":"title","minimum":1,"maximum":200}}},{"name":"media_year_width","condition":{"integerWidth":{"column":"year","type":"integer16"}}},{"name":"media_year_range","condition":{"range":{"column":"year","minimum":{"integer":1450},"maximum":{"integer":2100}}}},{"name":"media_duration_required","condition":{"requiredFor":{"column":"duration","entityIDs":[4]}}},{"name":"media_duration_range","condition":{"range":{"column":"duration","minimum":{"real":0}}}},{"name":"media_isbn_pattern","condition":{"matches":{"column":"isbn","pattern":"[0-9]{13}"}}},{"name":"media_pages_required","condition":{"requiredFor":{"column":"pages","entityIDs":[5]}}},{"name":"media_pages_width","condition":{"integerWidth":{"column":"pages","type":"integer32"}}},{"name":"media_pages_range","condition":{"range":{"column":"pages","minimum":{"integer":0}}}}]},{"name":"author_books","kind":"join","columns":[{"name":"author_pk","type":"key","isNullable":false,"role":"join","source":"Author.books"},{"name":"authors_position","type":"integer64","isNullable":true,"role":"position","source":"Book.authors"},{"name":"books_pk","type":"key","isNullable":false,"role":"join","source":"Author.books"}],"primaryKey":["author_pk","books_pk"],"foreignKeys":[{"columns":["author_pk"],"referencedTable":"author","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true},{"columns":["books_pk"],"referencedTable":"media","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[]},{"name":"loan","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"due","type":"date","isNullable":false,"role":"attribute","source":"Loan.due"},{"name":"item_pk","type":"key","isNullable":false,"role":"relationship","source":"Loan.item"},{"name":"member_pk","type":"key","isNullable":false,"role":"relationship","source":"Loan.member"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["item_pk"],"referencedTable":"media","referencedColumns":["_pk"],"onDelete":"RESTRICT","isDeferred":true},{"columns":["member_pk"],"referencedTable":"member","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"loan__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}}]},{"name":"reminder","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"loan_pk","type":"key","isNullable":false,"role":"relationship","source":"Reminder.loan"},{"name":"sent","type":"date","isNullable":false,"role":"attribute","source":"Reminder.sent"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["loan_pk"],"referencedTable":"loan","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"reminder__entity_in","condition":{"oneOf":{"column":"_entity","values":[8]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"author_books_books_pk_index","table":"author_books","parts":[{"column":"books_pk","isDescending":false}],"isUnique":false},{"name":"author_name_unique","table":"author","parts":[{"column":"name","isDescending":false}],"isUnique":true},{"name":"loan_item_pk_index","table":"loan","parts":[{"column":"item_pk","isDescending":false}],"isUnique":false},{"name":"loan_member_pk_index","table":"loan","parts":[{"column":"member_pk","isDescending":false}],"isUnique":false},{"name":"media_shelf_pk_index","table":"media","parts":[{"column":"shelf_pk","isDescending":false}],"isUnique":false},{"name":"member_email_unique","table":"member","parts":[{"column":"email","isDescending":false}],"isUnique":true},{"name":"reminder_loan_pk_index","table":"reminder","parts":[{"column":"loan_pk","isDescending":false}],"isUnique":false},{"name":"shelf_label_unique","table":"shelf","parts":[{"column":"label","isDescending":false}],"isUnique":true}],"entities":[{"entity":"Author","table":"author","entityID":1,"isAbstract":false},{"entity":"Loan","table":"loan","entityID":2,"isAbstract":false},{"entity":"Media","table":"media","entityID":3,"isAbstract":true},{"entity":"Audiobook","table":"media","entityID":4,"isAbstract":false},{"entity":"Book","table":"media","entityID":5,"isAbstract":false},{"entity":"Member","table":"member","entityID":6,"isAbstract":false},{"entity":"Note","table":"note","entityID":7,"isAbstract":false},{"entity":"Reminder","table":"reminder","entityID":8,"isAbstract":false},{"entity":"Shelf","table":"shelf","entityID":9,"isAbstract":false}]}'),
+    ('schema_hash', '59bb4e4aea389ac5557e6be117d519fb54199c08facca2734d5569b6f69280df');
+
+"""#,
+        postgresDDL: #"""
+-- Generated by modelgen 0.1.0 from Library (Library). DO NOT EDIT.
+-- Dialect: PostgreSQL. Layout: relational.
+
+CREATE TABLE "author" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "born" timestamptz,
+    "name" text NOT NULL,
+    CONSTRAINT "author__entity_in" CHECK ("_entity" IN (1)),
+    CONSTRAINT "author_name_length" CHECK (char_length("name") >= 1)
+);
+
+CREATE TABLE "member" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "email" text NOT NULL,
+    "location_city" text,
+    "location_street" text,
+    "name" text NOT NULL,
+    CONSTRAINT "member__entity_in" CHECK ("_entity" IN (6)),
+    CONSTRAINT "member_email_pattern" CHECK ("email" ~ '^(?:[^@ ]+@[^@ ]+)$')
+);
+
+CREATE TABLE "note" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "created" timestamptz,
+    "text" text NOT NULL DEFAULT '',
+    CONSTRAINT "note__entity_in" CHECK ("_entity" IN (7))
+);
+
+CREATE TABLE "shelf" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "label" text NOT NULL,
+    CONSTRAINT "shelf__entity_in" CHECK ("_entity" IN (9))
+);
+
+CREATE TABLE "media" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "duration" double precision DEFAULT 0.0,
+    "isbn" text,
+    "narrator" text,
+    "pages" integer DEFAULT 0,
+    "shelf_pk" bigint,
+    "shelf_position" bigint,
+    "title" text NOT NULL,
+    "year" smallint,
+    CONSTRAINT "media__entity_in" CHECK ("_entity" IN (4, 5)),
+    CONSTRAINT "media_title_length" CHECK (char_length("title") >= 1 AND char_length("title") <= 200),
+    CONSTRAINT "media_year_range" CHECK ("year" >= 1450 AND "year" <= 2100),
+    CONSTRAINT "media_duration_required" CHECK ("_entity" NOT IN (4) OR "duration" IS NOT NULL),
+    CONSTRAINT "media_duration_range" CHECK ("duration" >= 0.0),
+    CONSTRAINT "media_isbn_pattern" CHECK ("isbn" ~ '^(?:[0-9]{13})$'),
+    CONSTRAINT "media_pages_required" CHECK ("_entity" NOT IN (5) OR "pages" IS NOT NULL),
+    CONSTRAINT "media_pages_range" CHECK ("pages" >= 0),
+    CONSTRAINT "media_shelf_pk_fkey" FOREIGN KEY ("shelf_pk") REFERENCES "shelf" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "author_books" (
+    "author_pk" bigint NOT NULL,
+    "authors_position" bigint,
+    "books_pk" bigint NOT NULL,
+    PRIMARY KEY ("author_pk", "books_pk"),
+    CONSTRAINT "author_books_author_pk_fkey" FOREIGN KEY ("author_pk") REFERENCES "author" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT "author_books_books_pk_fkey" FOREIGN KEY ("books_pk") REFERENCES "media" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "loan" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "due" timestamptz NOT NULL,
+    "item_pk" bigint NOT NULL,
+    "member_pk" bigint NOT NULL,
+    CONSTRAINT "loan__entity_in" CHECK ("_entity" IN (2)),
+    CONSTRAINT "loan_item_pk_fkey" FOREIGN KEY ("item_pk") REFERENCES "media" ("_pk") ON DELETE RESTRICT DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT "loan_member_pk_fkey" FOREIGN KEY ("member_pk") REFERENCES "member" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "reminder" (
+    "_pk" bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    "_entity" integer NOT NULL,
+    "_version" bigint NOT NULL DEFAULT 1,
+    "loan_pk" bigint NOT NULL,
+    "sent" timestamptz NOT NULL,
+    CONSTRAINT "reminder__entity_in" CHECK ("_entity" IN (8)),
+    CONSTRAINT "reminder_loan_pk_fkey" FOREIGN KEY ("loan_pk") REFERENCES "loan" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+CREATE TABLE "_modelgen_metadata" (
+    "key" text PRIMARY KEY NOT NULL,
+    "value" text NOT NULL
 );
 
 CREATE INDEX "author_books_books_pk_index" ON "author_books" ("books_pk" ASC);

@@ -4,7 +4,7 @@ import ModelGenRuntime
 @testable import ModelGenCore
 
 /// One seeded oracle case: a random model through the real front end, random operations on a real
-/// SQLite file, every step checked; a failing case is shrunk to fewer operations.
+/// SQLite file or PostgreSQL schema, every step checked; a failing case is shrunk to fewer operations.
 struct OracleCase {
     let seed: UInt64
     let operationCount: Int
@@ -46,8 +46,8 @@ struct OracleCase {
         }
     }
 
-    /// Runs the case in `directory`; returns the tally, or the shrunk failure.
-    func run(in directory: URL) -> (OracleTally, Failure?) {
+    /// Runs the case in `place`; returns the tally, or the shrunk failure.
+    func run(in directory: OraclePlace) -> (OracleTally, Failure?) {
         var random = OracleRandom(seed: seed)
         let model = OracleModel.random(&random, options: options)
         let runtime: PersistentStore.Model
@@ -62,14 +62,19 @@ struct OracleCase {
     /// Random operations on `model` (its runtime form `runtime`), every step checked; `label`
     /// names the model in a failure.
     static func run(
-        model: OracleModel, runtime: PersistentStore.Model, random: inout OracleRandom, seed: UInt64, operationCount: Int, in directory: URL,
-        label: String
+        model: OracleModel, runtime: PersistentStore.Model, random: inout OracleRandom, seed: UInt64, operationCount: Int,
+        in directory: OraclePlace, label: String
     ) -> (OracleTally, Failure?) {
-        let path = directory.appendingPathComponent("oracle-\(seed).sqlite").path
         var operations: [OracleOperation] = []
         var tally = OracleTally(cases: 1)
+        let location: OracleStore
         do {
-            let run = try OracleRun(model: model, runtime: runtime, path: path)
+            location = try directory.store("oracle_\(seed)")
+        } catch {
+            return (tally, Failure(seed: seed, finding: "no store: \(error)", model: label, operations: []))
+        }
+        do {
+            let run = try OracleRun(model: model, runtime: runtime, location: location)
             var generator = OracleGenerator(model: model)
             for _ in 0..<operationCount {
                 let operation = generator.next(run, &random)
@@ -83,20 +88,16 @@ struct OracleCase {
             let shrunk = shrink(operations, model: model, runtime: runtime, directory: directory)
             return (tally, Failure(seed: seed, finding: shrunk.1 ?? "\(error)", model: label, operations: shrunk.0))
         }
-        removeStore(path)
+        location.remove()
         return (tally, nil)
     }
 
-    static func removeStore(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
-
     /// The finding of `operations` replayed on a new store, or nil when they pass.
-    static func replay(_ operations: [OracleOperation], model: OracleModel, runtime: PersistentStore.Model, path: String) -> String? {
-        removeStore(path)
-        defer { removeStore(path) }
+    static func replay(_ operations: [OracleOperation], model: OracleModel, runtime: PersistentStore.Model, location: OracleStore) -> String? {
+        location.remove()
+        defer { location.remove() }
         do {
-            let run = try OracleRun(model: model, runtime: runtime, path: path)
+            let run = try OracleRun(model: model, runtime: runtime, location: location)
             for operation in operations { try run.apply(operation) }
             return nil
         } catch {
@@ -106,11 +107,11 @@ struct OracleCase {
 
     /// Leaves out runs of operations while the case still fails (at most 400 replays).
     static func shrink(
-        _ operations: [OracleOperation], model: OracleModel, runtime: PersistentStore.Model, directory: URL
+        _ operations: [OracleOperation], model: OracleModel, runtime: PersistentStore.Model, directory: OraclePlace
     ) -> ([OracleOperation], String?) {
-        let path = directory.appendingPathComponent("oracle-shrink.sqlite").path
+        guard let location = try? directory.store("oracle_shrink") else { return (operations, nil) }
         var current = operations
-        var finding = replay(current, model: model, runtime: runtime, path: path)
+        var finding = replay(current, model: model, runtime: runtime, location: location)
         guard finding != nil else { return (operations, nil) }
         var budget = 400
         var chunk = max(1, current.count / 2)
@@ -121,7 +122,7 @@ struct OracleCase {
                 budget -= 1
                 var candidate = current
                 candidate.removeSubrange(start..<min(start + chunk, candidate.count))
-                if let failure = replay(candidate, model: model, runtime: runtime, path: path) {
+                if let failure = replay(candidate, model: model, runtime: runtime, location: location) {
                     current = candidate
                     finding = failure
                     removed = true

@@ -53,7 +53,7 @@ extension DynamicEntity: OracleQuerying {
 final class OracleRun {
     let model: OracleModel
     let runtime: PersistentStore.Model
-    let path: String
+    let location: OracleStore
     /// Runtime entity per model entity index.
     let entities: [EntityDescription]
     private(set) var store: PersistentStore
@@ -65,12 +65,12 @@ final class OracleRun {
     private var objects: [Int: ManagedObject] = [:]
     var tally = OracleTally()
 
-    init(model: OracleModel, runtime: PersistentStore.Model, path: String) throws {
+    init(model: OracleModel, runtime: PersistentStore.Model, location: OracleStore) throws {
         self.model = model
         self.runtime = runtime
-        self.path = path
+        self.location = location
         entities = model.entities.map { entity in runtime.entities.first { $0.name == entity.name }! }
-        store = try PersistentStore(path: path, model: runtime)
+        store = try location.open(runtime)
         context = store.newContext()
         state = OracleState(model: model)
         saved = state
@@ -206,7 +206,7 @@ final class OracleRun {
         context.rollback()
         restoreSaved()
         objects = [:]
-        store = try PersistentStore(path: path, model: runtime)
+        store = try location.open(runtime)
         context = store.newContext()
         objects = try savedObjects(in: context)
         for (id, object) in saved.objects.sorted(by: { $0.key < $1.key }) where objects[id] == nil {

@@ -72,7 +72,7 @@ enum RuntimeSeeder {
         }
         return PersistentStore.Model(
             name: model.modelName ?? "Model", sqliteDDL: SQLEmitter(dialect: .sqlite).emit(schema),
-            schemaHash: SchemaSnapshot.make(schema).hash, entities: descriptions)
+            postgresDDL: SQLEmitter(dialect: .postgres).emit(schema), schemaHash: SchemaSnapshot.make(schema).hash, entities: descriptions)
     }
 
     /// Creates the store at `path` and saves `objects` in one save; the file is left in

@@ -1,3 +1,4 @@
+import TestSupport
 @testable import ModelGenCore
 
 /// What a database says its schema is, reduced to sets of names, so a schema built from DDL can

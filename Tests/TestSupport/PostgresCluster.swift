@@ -1,31 +1,31 @@
 import Foundation
-import TestSupport
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A throwaway PostgreSQL 15 cluster for the tests of this process: `initdb` and `pg_ctl` (as the
+/// A throwaway PostgreSQL 15 cluster for the tests of this process (its default collation is ICU's
+/// en-US, as a server's usually is a language's, not byte order): `initdb` and `pg_ctl` (as the
 /// `postgres` user when running as root) in a fresh temporary directory, reachable only through a
 /// Unix socket there (no TCP), stopped and removed when the process exits.
 ///
 /// When it cannot start, tests fail if `MODELGEN_REQUIRE_POSTGRES=1` (as in CI) and are skipped
 /// with a printed notice otherwise.
-final class PostgresCluster: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class PostgresCluster: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    let directory: URL
-    let binaries: URL
+    public let directory: URL
+    public let binaries: URL
 
     nonisolated(unsafe) private static var started: Result<PostgresCluster, Failure>?
     private static let lock = NSLock()
 
     /// The process's cluster, started on first use; `nil` (with a notice or a recorded failure)
     /// when PostgreSQL is not available.
-    static func shared(sourceLocation: SourceLocation = #_sourceLocation) -> PostgresCluster? {
+    public static func shared(sourceLocation: SourceLocation = #_sourceLocation) -> PostgresCluster? {
         lock.lock()
         defer { lock.unlock() }
         if started == nil {
@@ -63,7 +63,7 @@ final class PostgresCluster: @unchecked Sendable {
             _ = try Self.run("/bin/chown", ["postgres:postgres", directory.path])
         }
         let data = directory.appendingPathComponent("data").path
-        try runServerTool("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"])
+        try runServerTool("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US", "--no-sync"])
         try runServerTool(
             "pg_ctl",
             ["-D", data, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60", "-o",
@@ -87,20 +87,20 @@ final class PostgresCluster: @unchecked Sendable {
         guard result.status == 0 else { throw Failure(description: "\(tool) failed: \(result.stderr)\(result.stdout)") }
     }
 
-    func stop() {
+    public func stop() {
         _ = try? runServerTool("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(at: directory)
     }
 
-    typealias Output = Subprocess.Output
+    public typealias Output = Subprocess.Output
 
-    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Output {
+    public static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Output {
         try Subprocess.run(executable, arguments, input: input)
     }
 
     /// Runs SQL through `psql` in `schema` (created when missing); stops at the first error.
     @discardableResult
-    func psql(_ sql: String, schema: String? = nil) throws -> Output {
+    public func psql(_ sql: String, schema: String? = nil) throws -> Output {
         var script = ""
         if let schema {
             script += "CREATE SCHEMA IF NOT EXISTS \"\(schema)\";\nSET search_path TO \"\(schema)\";\n"
@@ -114,11 +114,28 @@ final class PostgresCluster: @unchecked Sendable {
     }
 
     /// The rows of a query, tab-separated columns.
-    func rows(_ sql: String, schema: String? = nil) throws -> [[String]] {
+    /// `keepingEmptyRows`: a row of one empty text is kept (else blank lines are left out).
+    public func rows(_ sql: String, schema: String? = nil, keepingEmptyRows: Bool = false) throws -> [[String]] {
         let output = try psql(sql, schema: schema)
         guard output.status == 0 else { throw Failure(description: output.stderr) }
-        return output.stdout.split(separator: "\n", omittingEmptySubsequences: true).map {
+        var lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: !keepingEmptyRows)
+        if keepingEmptyRows, lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.map {
             $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         }
+    }
+
+    /// A libpq connection string to the cluster's `postgres` database with `search_path` set to
+    /// `schema` (created when missing): each test works in a schema of its own.
+    public func connectionString(schema: String) throws -> String {
+        let output = try psql("CREATE SCHEMA IF NOT EXISTS \"\(schema)\";")
+        guard output.status == 0 else { throw Failure(description: output.stderr) }
+        return "host=\(directory.path) user=postgres dbname=postgres options='-c search_path=\(schema)'"
+    }
+
+    /// A new, empty schema with a unique name, and the connection string that works in it.
+    public func freshSchema(_ prefix: String = "t") throws -> (schema: String, connectionString: String) {
+        let schema = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+        return (schema, try connectionString(schema: schema))
     }
 }

@@ -1,0 +1,74 @@
+/// The SQL of one database engine, as the runtime writes it: every piece of runtime SQL that is
+/// not the same on SQLite and PostgreSQL comes from here, so the statements are built once per
+/// store from the store's dialect instead of testing the engine where they are built.
+///
+/// Runtime SQL writes its parameters as `?`; the PostgreSQL backend numbers them (`$1`, `$2`, …)
+/// when it prepares a statement.
+public struct StoreDialect: Sendable, Hashable {
+    /// Which engine: the few places that differ in more than text (how rows are numbered, how a
+    /// store is opened) switch on it.
+    public enum Engine: Sendable, Hashable {
+        case sqlite, postgres
+    }
+
+    public let engine: Engine
+
+    public static let sqlite = StoreDialect(engine: .sqlite)
+    public static let postgres = StoreDialect(engine: .postgres)
+
+    /// Whether `value` can be bound as it is: PostgreSQL text holds no NUL character, so a
+    /// condition on such a text is evaluated in memory (where it matches no stored value).
+    func canBind(_ value: StoredValue) -> Bool {
+        guard engine == .postgres, case .text(let text) = value else { return true }
+        return !text.utf8.contains(0)
+    }
+
+    /// A condition that always holds / never holds.
+    var trueCondition: String { engine == .sqlite ? "1" : "TRUE" }
+    var falseCondition: String { engine == .sqlite ? "0" : "FALSE" }
+
+    /// `condition` with NULL read as false (two-valued logic).
+    func nullAsFalse(_ condition: String) -> String {
+        engine == .sqlite ? "ifnull((\(condition)), 0)" : "coalesce((\(condition)), FALSE)"
+    }
+
+    /// Equality that treats NULL as a value (`NULL = NULL` holds, `1 = NULL` does not).
+    var isNotDistinct: String { engine == .sqlite ? "IS" : "IS NOT DISTINCT FROM" }
+    var isDistinct: String { engine == .sqlite ? "IS NOT" : "IS DISTINCT FROM" }
+
+    /// `column` as it orders and compares text by bytes (UTF-8 byte order is code point order):
+    /// SQLite's default; PostgreSQL's default collation follows the database's locale.
+    func byteOrderedText(_ column: String) -> String {
+        engine == .sqlite ? column : column + " COLLATE \"C\""
+    }
+
+    /// Whether SQL can order text case-insensitively as the runtime does (ASCII letters folded,
+    /// as SQLite's NOCASE); where not, such sorts run in memory.
+    var foldsASCIICase: Bool { engine == .sqlite }
+
+    /// An ORDER BY term: NULL first when ascending, as on SQLite (PostgreSQL puts NULL last).
+    func orderTerm(_ expression: String, ascending: Bool) -> String {
+        switch engine {
+        case .sqlite: expression + (ascending ? " ASC" : " DESC")
+        case .postgres: expression + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
+        }
+    }
+
+    /// `LIMIT … OFFSET …` with `nil` for no limit.
+    func window(limit: Int?, offset: Int) -> String {
+        switch engine {
+        case .sqlite: " LIMIT \(limit ?? -1) OFFSET \(offset)"
+        case .postgres: " LIMIT \(limit.map(String.init) ?? "ALL") OFFSET \(offset)"
+        }
+    }
+
+    /// An INSERT of one row that does nothing when the row is there (join tables).
+    func insertIgnoringDuplicate(into table: String, columns: [String]) -> String {
+        let list = columns.joined(separator: ", ")
+        let values = columns.map { _ in "?" }.joined(separator: ", ")
+        switch engine {
+        case .sqlite: return "INSERT OR IGNORE INTO \(table) (\(list)) VALUES (\(values))"
+        case .postgres: return "INSERT INTO \(table) (\(list)) VALUES (\(values)) ON CONFLICT DO NOTHING"
+        }
+    }
+}
