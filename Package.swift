@@ -82,7 +82,7 @@ let package = Package(
         ),
         // The applications of SCENARIOS.md, each built through the plugin from its model
         // (a link to the bundle in Models/).
-        .target(name: "ExampleSupport", path: "Examples/Support", swiftSettings: swiftSettings),
+        .target(name: "ExampleSupport", dependencies: ["ModelGenRuntime"], path: "Examples/Support", swiftSettings: swiftSettings),
     ]
         + examples.map { name, directory, hasOptions in
             .executableTarget(

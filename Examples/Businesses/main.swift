@@ -6,7 +6,7 @@ import ModelGenRuntime
 // employees, addressed by name.
 
 let usage = """
-    usage: businesses [--store PATH] COMMAND
+    usage: businesses [--store PATH | --postgres URL] COMMAND
       add-business NAME                      add a business
       add-department NAME                    add a department
       add-employee NAME AGE [YYYY-MM-DD]     add an employee (joined today unless a date is given)
@@ -17,7 +17,8 @@ let usage = """
       businesses                             businesses sorted by name, with their departments
       departments                            departments sorted by name, with businesses and employees
       employees BUSINESS                     the employees of one business (business == %@)
-    The store defaults to businesses.sqlite in the current directory.
+    The store defaults to businesses.sqlite in the current directory; --postgres (or MODELGEN_POSTGRES_URL)
+    names a PostgreSQL database instead.
 
     """
 
@@ -43,7 +44,7 @@ let commandLine = ExampleCommandLine(program: "businesses", defaultStore: "busin
 }
 
 do {
-    let store = try PersistentStore(path: commandLine.storePath, model: BusinessesModel.model)
+    let store = try commandLine.openStore(BusinessesModel.model)
     let context = store.newContext()
     let operands = commandLine.operands
     switch (commandLine.command ?? "", operands.count) {

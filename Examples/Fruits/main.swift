@@ -5,12 +5,13 @@ import ModelGenRuntime
 // fruits: SCENARIOS.md §3. Every change is saved and the list fetched again and printed.
 
 let usage = """
-    usage: fruits [--store PATH] COMMAND
+    usage: fruits [--store PATH | --postgres URL] COMMAND
       list                          the fruits, numbered
       add TEXT                      add a fruit (empty text is ignored)
       delete POSITION               delete a fruit
       update POSITION               append "!" to a fruit's name
-    The store defaults to fruits.sqlite in the current directory.
+    The store defaults to fruits.sqlite in the current directory; --postgres (or MODELGEN_POSTGRES_URL)
+    names a PostgreSQL database instead.
 
     """
 
@@ -23,7 +24,7 @@ let commandLine = ExampleCommandLine(program: "fruits", defaultStore: "fruits.sq
 }
 
 do {
-    let store = try PersistentStore(path: commandLine.storePath, model: FruitsModel.model)
+    let store = try commandLine.openStore(FruitsModel.model)
     let context = store.newContext()
     let fruits = try FruitEntity.fetch(in: context)
     let operands = commandLine.operands

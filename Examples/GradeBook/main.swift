@@ -6,14 +6,15 @@ import ModelGenRuntime
 // sorted by last name, then first name; quizzes by name.
 
 let usage = """
-    usage: gradebook [--store PATH] COMMAND
+    usage: gradebook [--store PATH | --postgres URL] COMMAND
       add-student FIRST LAST        add a student
       add-quiz NAME                 add a quiz
       grade STUDENT QUIZ POINTS     record a score (STUDENT and QUIZ: positions in the lists)
       delete-student POSITION...    delete students by position in the sorted list
       list                          students, quizzes and grades
       students | quizzes            one list
-    The store defaults to gradebook.sqlite in the current directory.
+    The store defaults to gradebook.sqlite in the current directory; --postgres (or MODELGEN_POSTGRES_URL)
+    names a PostgreSQL database instead.
 
     """
 
@@ -47,7 +48,7 @@ let fail = commandLine.fail
 do {
     let command = commandLine.command ?? ""
     let operands = commandLine.operands
-    let store = try PersistentStore(path: commandLine.storePath, model: GradeBookModel.model)
+    let store = try commandLine.openStore(GradeBookModel.model)
     let context = store.newContext()
     switch (command, operands.count) {
     case ("add-student", 2):

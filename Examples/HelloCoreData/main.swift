@@ -6,7 +6,7 @@ import ModelGenRuntime
 // properties), the in-memory preview store, and a background save seen by the main context.
 
 let usage = """
-    usage: hellocoredata [--store PATH | --in-memory] COMMAND
+    usage: hellocoredata [--store PATH | --postgres URL | --in-memory] COMMAND
       preview                       fill an in-memory store with ten items and sample users, list it
       add-item                      add an item stamped now
       items                         the items, newest first
@@ -16,7 +16,8 @@ let usage = """
       update-user ID NAME HOBBY     change a user found by id
       delete-user ID                delete a user found by id
       background NAME HOBBY         add a user in a background context; the main context sees it
-    The store defaults to hellocoredata.sqlite in the current directory.
+    The store defaults to hellocoredata.sqlite in the current directory; --postgres (or MODELGEN_POSTGRES_URL)
+    names a PostgreSQL database instead.
 
     """
 
@@ -44,7 +45,7 @@ let commandLine = ExampleCommandLine(
 do {
     let command = commandLine.command ?? ""
     let path = command == "preview" ? ":memory:" : commandLine.storePath
-    let store = try PersistentStore(path: path, model: HelloCoreDataModel.model)
+    let store = try commandLine.openStore(HelloCoreDataModel.model, path: path)
     let context = store.newContext()
     var operands = commandLine.operands
     switch (command, operands.count) {

@@ -6,7 +6,7 @@ import ModelGenRuntime
 // position; `get`/`set` go through dynamic key access with the key as a string.
 
 let usage = """
-    usage: persondata [--store PATH] COMMAND
+    usage: persondata [--store PATH | --postgres URL] COMMAND
       add NAME SSN                  add a person
       list                          everyone, numbered
       update POSITION NAME SSN      change a person's name and ssn
@@ -14,7 +14,8 @@ let usage = """
       delete-ssn SSN                delete everyone whose ssn is SSN (predicate ssn == %@)
       get POSITION KEY              a value by key (value(forKey:))
       set POSITION KEY VALUE        a value by key (setValue(_:forKey:)); numbers for ssn
-    The store defaults to persondata.sqlite in the current directory.
+    The store defaults to persondata.sqlite in the current directory; --postgres (or MODELGEN_POSTGRES_URL)
+    names a PostgreSQL database instead.
 
     """
 
@@ -26,7 +27,7 @@ let commandLine = ExampleCommandLine(program: "persondata", defaultStore: "perso
 }
 
 do {
-    let store = try PersistentStore(path: commandLine.storePath, model: PersonDataModel.model)
+    let store = try commandLine.openStore(PersonDataModel.model)
     let context = store.newContext()
     let people = try Person.fetch(in: context)
     let operands = commandLine.operands

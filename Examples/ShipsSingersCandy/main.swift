@@ -6,7 +6,7 @@ import ModelGenRuntime
 // singer list written once for any entity, and candy whose countries are merged by policy.
 
 let usage = """
-    usage: ships-singers-candy [--store PATH] COMMAND
+    usage: ships-singers-candy [--store PATH | --postgres URL] COMMAND
       add-ship NAME UNIVERSE                    add a ship
       add-singer FIRST LAST                     add a singer
       ships                                     every ship predicate, as a format string and typed
@@ -15,7 +15,8 @@ let usage = """
                                                 add candy, each creating its country SHORT anew
       candy SHORT                               a country's candy, sorted by name (candyArray)
       countries                                 every country with its candy count
-    The store defaults to ships-singers-candy.sqlite in the current directory.
+    The store defaults to ships-singers-candy.sqlite in the current directory; --postgres (or MODELGEN_POSTGRES_URL)
+    names a PostgreSQL database instead.
 
     """
 
@@ -45,7 +46,7 @@ let shipPredicates: [(String, [Any?], ObjectPredicate<Ship>)] = [
 ]
 
 do {
-    let store = try PersistentStore(path: commandLine.storePath, model: ShipsSingersCandyModel.model)
+    let store = try commandLine.openStore(ShipsSingersCandyModel.model)
     let context = store.newContext()
     var operands = commandLine.operands
     switch (commandLine.command ?? "", operands.count) {

@@ -1,12 +1,16 @@
 import Foundation
+import ModelGenRuntime
 
 /// What every example program does with its command line: `--store PATH` (or `--in-memory`
-/// where allowed) before the command, operands after it, failures as one line on stderr with
-/// exit status 1, and usage errors with status 64.
+/// where allowed, or `--postgres URL` for a PostgreSQL database, also taken from the environment
+/// variable `MODELGEN_POSTGRES_URL`) before the command, operands after it, failures as one line
+/// on stderr with exit status 1, and usage errors with status 64.
 public struct ExampleCommandLine {
     public let program: String
     /// The store file, or `":memory:"`.
     public let storePath: String
+    /// The PostgreSQL connection string or URL, when the store is on a server.
+    public let postgres: String?
     public let command: String?
     public let operands: [String]
 
@@ -21,11 +25,21 @@ public struct ExampleCommandLine {
             path = arguments[index + 1]
             arguments.removeSubrange(index...index + 1)
         }
+        var postgres = ProcessInfo.processInfo.environment["MODELGEN_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if let index = arguments.firstIndex(of: "--postgres") {
+            guard index + 1 < arguments.count else {
+                Self.exit(program, "--postgres needs a URL or connection string", status: 64)
+            }
+            postgres = arguments[index + 1]
+            arguments.removeSubrange(index...index + 1)
+        }
         if let index = arguments.firstIndex(of: "--in-memory") {
             guard allowsInMemory else { Self.exit(program, "--in-memory is not an option of \(program)", status: 64) }
             path = ":memory:"
+            postgres = nil
             arguments.remove(at: index)
         }
+        self.postgres = postgres
         if arguments.isEmpty || ["--help", "-h", "help"].contains(arguments[0]) {
             print(usage, terminator: "")
             Foundation.exit(arguments.isEmpty ? 64 : 0)
@@ -33,6 +47,13 @@ public struct ExampleCommandLine {
         storePath = path
         command = arguments.first
         operands = Array(arguments.dropFirst())
+    }
+
+    /// Opens the store the command line names: the PostgreSQL database of `--postgres`, else the
+    /// SQLite file (or `path`, where the program chooses one).
+    public func openStore(_ model: PersistentStore.Model, path: String? = nil) throws -> PersistentStore {
+        if let postgres, path != ":memory:" { return try PersistentStore(postgres: postgres, model: model) }
+        return try PersistentStore(path: path ?? storePath, model: model)
     }
 
     /// Prints `message` and ends the program with status 1.

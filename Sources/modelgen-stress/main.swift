@@ -9,6 +9,7 @@ let usage = """
     usage: modelgen-stress write-loop --store PATH
            modelgen-stress verify --store PATH
            modelgen-stress hammer --store PATH --writer N [--threads N] [--operations N]
+           modelgen-stress rename-quiz --store PATH --id UUID --name NAME
 
     PATH is a SQLite file, or postgres:CONNECTION-STRING for a PostgreSQL database.
 
@@ -16,6 +17,7 @@ let usage = """
     verify      opens the store, checks it and the saves it holds; prints one JSON line
     hammer      several threads, each with its own context, increment one shared counter and add
                 rows; conflicts are retried; prints one JSON line
+    rename-quiz renames one quiz and saves (another process's save, for the change-merging tests)
 
     """
 
@@ -60,6 +62,14 @@ do {
             let operations = Int(option("--operations", arguments, fallback: "100")!), operations > 0
         else { fail("--threads and --operations take positive numbers") }
         print(try Hammer(path: store, writer: writer, threads: threads, operations: operations).run())
+    case "rename-quiz":
+        guard let id = option("--id", arguments).flatMap(UUID.init(uuidString:)), let name = option("--name", arguments) else {
+            fail("--id UUID and --name NAME are required")
+        }
+        let context = try openStore(store).newContext()
+        guard let quiz = try Quiz.find(id: id, in: context) else { fail("no quiz \(id)") }
+        quiz.name = name
+        try context.save()
     default:
         fail("unknown command '\(command)'\n\(usage)")
     }

@@ -91,18 +91,35 @@ import Testing
         return (RuntimeSeeder.runtimeModel(model, schema), engine.sorted)
     }
 
-    /// A store of the shop model in a new directory.
+    /// A store of the shop model in a new directory (SQLite) or schema (PostgreSQL).
     struct Shop {
         let model: PersistentStore.Model
-        let directory: URL
+        let location: OracleStore
         let store: PersistentStore
-        var path: String { directory.appendingPathComponent("shop.sqlite").path }
+        /// Removes the store's directory or schema.
+        let cleanup: () -> Void
 
-        init() throws {
+        /// `nil` when `backend` is not available (a notice, or a failure where it is required).
+        init?(_ backend: OracleBackend) throws {
+            guard let (place, cleanup) = try backend.place() else { return nil }
             model = try RuntimeTrustTests.shop().0
-            directory = try TestPaths.temporaryDirectory()
-            store = try PersistentStore(path: directory.appendingPathComponent("shop.sqlite").path, model: model)
+            location = try place.store("shop_\(UUID().uuidString.prefix(8))")
+            let location = location
+            self.cleanup = {
+                location.remove()
+                cleanup()
+            }
+            store = try location.open(model)
         }
+
+        /// The directory of a SQLite shop.
+        var directory: URL {
+            guard case .file(let path) = location else { preconditionFailure("a SQLite shop") }
+            return URL(fileURLWithPath: path).deletingLastPathComponent()
+        }
+
+        /// A new store on the same database.
+        func reopen(_ model: PersistentStore.Model? = nil) throws -> PersistentStore { try location.open(model ?? self.model) }
 
         func type(_ name: String) -> ManagedObject.Type { model.entities.first { $0.name == name }!.objectType! }
 
@@ -120,9 +137,9 @@ import Testing
         }
     }
 
-    @Test func unsavedChangesDoNotSkipWhatSQLCannotCompare() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func unsavedChangesDoNotSkipWhatSQLCannotCompare(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         for title in ["Tea", "tea time", "coffee", "TEA"] { _ = try shop.insert(context, "Order", ["title": title]) }
         try context.save()
@@ -134,9 +151,9 @@ import Testing
         #expect(like.count == 3)
     }
 
-    @Test func aLinkToAnObjectOfAnotherContextIsRefused() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func aLinkToAnObjectOfAnotherContextIsRefused(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let first = shop.store.newContext()
         _ = try shop.insert(first, "Customer", ["name": "Ada"])
         try first.save()
@@ -157,16 +174,16 @@ import Testing
         #expect(!second.hasChanges)
     }
 
-    @Test func aDecimalRoundTripsExactly() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func aDecimalRoundTripsExactly(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let values = ["12345678901234567890.123456789", "0.1", "-3", "99999999999999999999"].map { Decimal(string: $0)! }
         do {
             let context = shop.store.newContext()
             for value in values { _ = try shop.insert(context, "Order", ["total": value]) }
             try context.save()
         }
-        let reopened = try PersistentStore(path: shop.path, model: shop.model)
+        let reopened = try shop.reopen()
         let read = try shop.fetch(reopened.newContext(), "Order").objects.map { try $0.value(forKey: "total") as? Decimal }
         #expect(read == values)
         // Compared exactly: 0.1 is not the Double nearest it.
@@ -222,8 +239,8 @@ import Testing
     }
 
     @Test func aRefusedOpenLeavesTheJournalModeAndNamesTheOtherModel() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+        guard let shop = try Shop(.sqlite) else { return }
+        defer { shop.cleanup() }
         let other = try Self.shop(name: "Other", xml: Self.shopXML.replacingOccurrences(of: "<entity name=\"Tag\"", with: "<entity name=\"Label\"").replacingOccurrences(of: "Entity=\"Tag\"", with: "Entity=\"Label\"")).0
         let path = shop.directory.appendingPathComponent("rollback.sqlite").path
         do { _ = try PersistentStore(path: path, model: shop.model) }
@@ -237,9 +254,9 @@ import Testing
         #expect(try SQLiteDatabase(path: path).rows("PRAGMA journal_mode").first?.first == "delete")
     }
 
-    @Test func aKeyPathThroughNothingIsNil() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func aKeyPathThroughNothingIsNil(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         let withBio = try shop.insert(context, "Customer", ["name": "a"])
         try withBio.setValue(try shop.insert(context, "Profile", ["bio": "hi"]), forKey: "profile")
@@ -258,9 +275,9 @@ import Testing
         }
     }
 
-    @Test func anObjectOfAnotherContextInAPredicateNamesItsRow() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func anObjectOfAnotherContextInAPredicateNamesItsRow(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         let customer = try shop.insert(context, "Customer", ["name": "a"])
         for index in 0..<4 { try shop.insert(context, "Order", ["title": "\(index)"]).setValue(customer, forKey: "customer") }
@@ -275,9 +292,9 @@ import Testing
         #expect(try shop.fetch(clean, "Order", "customer == %@", foreign).count == 4)
     }
 
-    @Test func notANumberAndNegativeZeroAreRefusedNotChanged() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func notANumberAndNegativeZeroAreRefusedNotChanged(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         for value in [Double.nan, -0.0] {
             let context = shop.store.newContext()
             _ = try shop.insert(context, "Order", ["amount": value])
@@ -291,9 +308,9 @@ import Testing
         #expect(try shop.fetch(shop.store.newContext(), "Order").count == 0)
     }
 
-    @Test func coreDataParityAndErrors() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func coreDataParityAndErrors(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         for code in 1...3 { _ = try shop.insert(context, "Item", ["code": Int64(code), "label": "i\(code)"]) }
         try context.save()
@@ -329,16 +346,16 @@ import Testing
         }
     }
 
-    @Test func modelsXcodeAcceptsAreLowered() throws {
+    @Test(arguments: OracleBackend.allCases) func modelsXcodeAcceptsAreLowered(_ backend: OracleBackend) throws {
         let (model, diagnostics) = try Self.shop()
         // Same-named properties of sibling sub-entities, of different types, both stored.
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         _ = try shop.insert(context, "Book", ["title": "b", "status": Int16(3)])
         _ = try shop.insert(context, "Film", ["title": "f", "status": "released"])
         try context.save()
-        let reopened = try PersistentStore(path: shop.path, model: model).newContext()
+        let reopened = try shop.reopen(model).newContext()
         let statuses = try shop.fetch(reopened, "Media").objects.map { "\(try $0.value(forKey: "status") ?? "nil")" }
         #expect(Set(statuses) == ["3", "released"])
         // A join table named like an entity's table, and a fetch index naming a to-many: no error,
@@ -347,18 +364,18 @@ import Testing
         #expect(!diagnostics.contains { $0.severity == .error })
     }
 
-    @Test func aRequiredToManyWithoutMinimumMayBeEmpty() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func aRequiredToManyWithoutMinimumMayBeEmpty(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         _ = try shop.insert(context, "User", ["name": "new"])
         try context.save()
         #expect(try shop.fetch(context, "User").count == 1)
     }
 
-    @Test func deletionRulesGiveCoreDataResultsWhateverTheOrder() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func deletionRulesGiveCoreDataResultsWhateverTheOrder(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         do {
             let context = shop.store.newContext()
             let account = try shop.insert(context, "Account", ["name": "a"])
@@ -444,9 +461,9 @@ import Testing
         #expect(try SQLiteDatabase(path: path).rows("SELECT name FROM sqlite_schema WHERE name = 'draft'").isEmpty)
     }
 
-    @Test func membershipInAToMany() throws {
-        let shop = try Shop()
-        defer { try? FileManager.default.removeItem(at: shop.directory) }
+    @Test(arguments: OracleBackend.allCases) func membershipInAToMany(_ backend: OracleBackend) throws {
+        guard let shop = try Shop(backend) else { return }
+        defer { shop.cleanup() }
         let context = shop.store.newContext()
         let tag = try shop.insert(context, "Tag", ["name": "vip"])
         let a = try shop.insert(context, "Customer", ["name": "a"])

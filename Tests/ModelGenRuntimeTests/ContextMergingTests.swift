@@ -7,8 +7,8 @@ import Testing
 /// SCENARIOS.md §6 on the generated classes of `Models/HelloCoreData`: background contexts, and
 /// changes saved in one context merged into another's live objects.
 @Suite struct ContextMergingTests {
-    static func withStore(_ body: (PersistentStore) async throws -> Void) async throws {
-        try await TemporaryStore.with(HelloCoreDataModel.model, body)
+    static func withStore(_ backend: Backend, _ body: (PersistentStore) async throws -> Void) async throws {
+        try await TemporaryStore.with(HelloCoreDataModel.model, on: backend, body)
     }
 
     static func addUser(_ name: String, in context: ObjectContext) -> User {
@@ -19,8 +19,8 @@ import Testing
         return user
     }
 
-    @Test func aBackgroundSaveIsMergedAutomaticallyIntoTheMainContext() async throws {
-        try await Self.withStore { store in
+    @Test(arguments: Backend.allCases) func aBackgroundSaveIsMergedAutomaticallyIntoTheMainContext(_ backend: Backend) async throws {
+        try await Self.withStore(backend) { store in
             let main = store.newContext()
             main.automaticallyMergesChangesFromStore = true
             let ada = Self.addUser("Ada", in: main)
@@ -38,8 +38,8 @@ import Testing
         }
     }
 
-    @Test func withoutAutomaticMergingObjectsChangeOnRequest() async throws {
-        try await Self.withStore { store in
+    @Test(arguments: Backend.allCases) func withoutAutomaticMergingObjectsChangeOnRequest(_ backend: Backend) async throws {
+        try await Self.withStore(backend) { store in
             let main = store.newContext()
             let ada = Self.addUser("Ada", in: main)
             let bob = Self.addUser("Bob", in: main)
@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test func unsavedLocalChangesSurviveAMergeAndTheConflictingSaveFails() async throws {
-        try await Self.withStore { store in
+    @Test(arguments: Backend.allCases) func unsavedLocalChangesSurviveAMergeAndTheConflictingSaveFails(_ backend: Backend) async throws {
+        try await Self.withStore(backend) { store in
             let main = store.newContext()
             let ada = Self.addUser("Ada", in: main)
             try main.save()

@@ -27,8 +27,10 @@ import Glibc
             var killedMidSave = 0
             for kill in 0..<kills {
                 let child = try StressTool.start(["write-loop", "--store", store])
-                // Up to 60 ms: the first kills land while the schema is created and prepared.
-                usleep(UInt32(random.next() % 60_000))
+                // Up to 60 ms (300 ms on PostgreSQL, whose open takes longer: a connection, the
+                // schema check, the change feed's own connection): the first kills land while the
+                // schema is created and prepared.
+                usleep(UInt32(random.next() % (backend == .sqlite ? 60_000 : 300_000)))
                 child.kill()
                 let lines = child.finish().stdout.split(separator: "\n")
                 let done = lines.last { $0.hasPrefix("done ") }.flatMap { Int($0.dropFirst(5)) }

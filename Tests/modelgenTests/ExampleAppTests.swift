@@ -1,44 +1,60 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The example programs of Examples/ (built through ModelGenPlugin), driven through every
 /// behaviour SCENARIOS.md lists for their application, failure cases included, each on a store
-/// file of its own.
+/// of its own: a SQLite file, and a schema of the tests' PostgreSQL cluster (`--postgres`).
 @Suite struct ExampleAppTests {
-    /// One example program working on one store file.
+    enum Backend: String, CaseIterable, Sendable {
+        case sqlite, postgres
+    }
+
+    /// One example program working on one store.
     struct App {
         let program: URL
         let store: String
+        /// The PostgreSQL connection string, for a store on the server.
+        let postgres: String?
 
-        init(_ name: String, in directory: URL) {
+        init(_ name: String, in place: (URL, String?)) {
             program = CLIRunner.product(name)
-            store = directory.appendingPathComponent(name + ".sqlite").path
+            store = place.0.appendingPathComponent(name + ".sqlite").path
+            postgres = place.1
         }
+
+        /// Where the store is, as the programs take it.
+        var location: [String] { postgres.map { ["--postgres", $0] } ?? ["--store", store] }
 
         /// Runs a command that must succeed; returns its output lines.
         @discardableResult
         func ok(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
-            let result = try CLIRunner.run(program, ["--store", store] + arguments)
+            let result = try CLIRunner.run(program, location + arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
             return result.stdout.split(separator: "\n").map(String.init)
         }
 
         /// Runs a command that must fail with status 1; returns its error message.
         func fails(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-            let result = try CLIRunner.run(program, ["--store", store] + arguments)
+            let result = try CLIRunner.run(program, location + arguments)
             #expect(result.status == 1, "\(arguments) should fail: \(result.stdout)", sourceLocation: sourceLocation)
             return result.stderr
         }
     }
 
-    static func withDirectory(_ body: (URL) throws -> Void) throws {
+    /// A temporary directory, and on PostgreSQL a fresh schema's connection string.
+    static func withDirectory(_ backend: Backend, _ body: ((URL, String?)) throws -> Void) throws {
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try body(directory)
+        guard backend == .postgres else { return try body((directory, nil)) }
+        guard let cluster = PostgresCluster.shared() else { return }
+        let (schema, connectionString) = try cluster.freshSchema("app")
+        defer { _ = try? cluster.psql("DROP SCHEMA \"\(schema)\" CASCADE;") }
+        try body((directory, connectionString))
     }
 
-    @Test func gradeBook() throws {
-        try Self.withDirectory { directory throws in
+    @Test(arguments: Backend.allCases) func gradeBook(_ backend: Backend) throws {
+        try Self.withDirectory(backend) { directory throws in
             let app = App("gradebook", in: directory)
             #expect(try app.ok("students") == ["No students."])
             #expect(try app.ok("quizzes") == ["No quizzes."])
@@ -68,8 +84,8 @@ import Testing
         }
     }
 
-    @Test func personData() throws {
-        try Self.withDirectory { directory throws in
+    @Test(arguments: Backend.allCases) func personData(_ backend: Backend) throws {
+        try Self.withDirectory(backend) { directory throws in
             let app = App("persondata", in: directory)
             #expect(try app.ok("list") == ["No people."])
             try app.ok("add", "Ada", "12")
@@ -95,8 +111,8 @@ import Testing
         }
     }
 
-    @Test func fruits() throws {
-        try Self.withDirectory { directory throws in
+    @Test(arguments: Backend.allCases) func fruits(_ backend: Backend) throws {
+        try Self.withDirectory(backend) { directory throws in
             let app = App("fruits", in: directory)
             #expect(try app.ok("list") == ["No fruits."])
             #expect(try app.ok("add", "Apple") == ["1. Apple"])
@@ -109,8 +125,8 @@ import Testing
         }
     }
 
-    @Test func businesses() throws {
-        try Self.withDirectory { directory throws in
+    @Test(arguments: Backend.allCases) func businesses(_ backend: Backend) throws {
+        try Self.withDirectory(backend) { directory throws in
             let app = App("businesses", in: directory)
             #expect(try app.ok("businesses") == ["No businesses."])
             for name in ["Zeta", "Acme"] { try app.ok("add-business", name) }
@@ -139,8 +155,8 @@ import Testing
         }
     }
 
-    @Test func shipsSingersAndCandy() throws {
-        try Self.withDirectory { directory throws in
+    @Test(arguments: Backend.allCases) func shipsSingersAndCandy(_ backend: Backend) throws {
+        try Self.withDirectory(backend) { directory throws in
             let app = App("ships-singers-candy", in: directory)
             for (name, universe) in [
                 ("Enterprise", "Star Trek"), ("Executor", "Star Wars"), ("Millennium Falcon", "Star Wars"),
@@ -177,8 +193,8 @@ import Testing
         }
     }
 
-    @Test func helloCoreData() throws {
-        try Self.withDirectory { directory throws in
+    @Test(arguments: Backend.allCases) func helloCoreData(_ backend: Backend) throws {
+        try Self.withDirectory(backend) { directory throws in
             let app = App("hellocoredata", in: directory)
             // The in-memory preview store: ten items and the sample users, nothing on disk.
             let preview = try app.ok("preview")

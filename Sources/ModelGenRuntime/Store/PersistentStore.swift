@@ -162,10 +162,36 @@ public final class PersistentStore: @unchecked Sendable {
         if let existing, existing != model.schemaHash {
             try Self.migrate(connection, from: existing, to: model, migrations: model.postgresMigrations, allowingDataLoss: options.allowsDataLoss)
         }
+        if existing != nil { try Self.advanceKeySequences(connection, model) }
         changeFeed = try PostgresChangeFeed(connection: connection, connectionString: connectionString, log: changeLog)
     }
 
     deinit { changeFeed?.stop() }
+
+    /// Moves each table's `_pk` sequence past the table's largest `_pk` where rows were written
+    /// with keys of their own (imported, copied by a migration), so new rows do not collide with
+    /// them. Only a sequence behind its table is moved, under the schema lock.
+    private static func advanceKeySequences(_ connection: Connection, _ model: Model) throws(DatabaseError) {
+        var seen: Set<String> = []
+        do {
+            try connection.transaction {
+                try connection.execute("SELECT pg_advisory_xact_lock(\(schemaLockKey))")
+                for entity in model.entities where seen.insert(entity.table).inserted {
+                    let table = EntityDescription.quoted(entity.table)
+                    let statement = try connection.cachedStatement(
+                        "SELECT setval(s, m) FROM (SELECT pg_get_serial_sequence(?, '_pk')::regclass AS s) AS q, "
+                            + "(SELECT max(\"_pk\") AS m FROM \(table)) AS r WHERE s IS NOT NULL AND m > coalesce(pg_sequence_last_value(s), 0)")
+                    statement.bind(table, at: 1)
+                    try statement.run()
+                    statement.reset()
+                }
+            }
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw DatabaseError(.postgres, "\(error)")
+        }
+    }
 
     /// The advisory lock key under which a PostgreSQL schema is created or migrated.
     private static let schemaLockKey: Int64 = 0x6d6f_6465_6c67_656e
