@@ -109,4 +109,37 @@ import Testing
             #expect(copy.context == nil, "a deleted object leaves the other store's context")
         }
     }
+
+    @Test func contextsOnTwoThreadsWorkOnTheServerAtOnce() throws {
+        try Self.withSchema(application: "pool") { _, _, connectionString in
+            let store = try PersistentStore(
+                postgres: connectionString, model: HelloCoreDataModel.model, options: .init(connections: 2))
+            let setup = store.newContext()
+            _ = ContextMergingTests.addUser("Ada", in: setup)
+            try setup.save()
+            let other = DispatchSemaphore(value: 0)
+            let pids: [Int64] = try store.withConnection { connection in
+                let statement = try connection.makeStatement("SELECT pg_backend_pid()")
+                _ = try statement.step()
+                let mine = statement.int64(0)
+                // While this thread holds its connection, another thread fetches and saves.
+                nonisolated(unsafe) var theirs: Int64 = 0
+                nonisolated(unsafe) var fetched = -1
+                Thread {
+                    let context = store.newContext()
+                    fetched = (try? User.count(in: context)) ?? -1
+                    theirs = (try? store.withConnection { connection in
+                        let statement = try connection.makeStatement("SELECT pg_backend_pid()")
+                        _ = try statement.step()
+                        return statement.int64(0)
+                    }) ?? 0
+                    other.signal()
+                }.start()
+                #expect(other.wait(timeout: .now() + 5) == .success, "the other thread did not wait for this one")
+                #expect(fetched == 1)
+                return [mine, theirs]
+            }
+            #expect(pids[0] != pids[1] && pids[1] != 0, "two sessions: \(pids)")
+        }
+    }
 }

@@ -74,21 +74,28 @@ public final class PersistentStore: @unchecked Sendable {
         /// no place for (removed attributes and entities), as Core Data's lightweight migration
         /// does. Off by default: such a store is refused with `.migration`.
         public var allowsDataLoss: Bool
+        /// On PostgreSQL, how many connections the store opens at most (as contexts on different
+        /// threads need them); at least 1. SQLite stores use one connection.
+        public var connections: Int
 
-        public init(allowsDataLoss: Bool = false) {
+        public init(allowsDataLoss: Bool = false, connections: Int = 4) {
             self.allowsDataLoss = allowsDataLoss
+            self.connections = connections
         }
     }
 
     public let model: Model
     /// The SQL of the store's database.
     public let dialect: StoreDialect
-    private let connection: Connection
-    private let entitiesByID: [Int32: EntityDescription]
+    /// The SQLite connection; on PostgreSQL, the one the store was opened with (the first of `pool`).
+    let connection: Connection
+    /// On PostgreSQL: the store's connections.
+    var pool: ConnectionPool?
+    let entitiesByID: [Int32: EntityDescription]
     /// Recent saves, for other contexts to merge.
     let changeLog = ChangeLog()
     /// On PostgreSQL: the saves of other stores on the same database and schema, in any process.
-    private(set) var changeFeed: PostgresChangeFeed?
+    var changeFeed: PostgresChangeFeed?
     /// Recursive: a save's conflict resolution loads relationships inside its transaction.
     private let lock = NSRecursiveLock()
     /// How many `withConnection` calls are running (on the thread holding the lock).
@@ -99,12 +106,9 @@ public final class PersistentStore: @unchecked Sendable {
     /// - Throws: `DatabaseError` `.sqlite` when the file cannot be opened or the DDL fails;
     ///   `.migration` when the store was made for another version of the model and cannot be
     ///   migrated automatically (see `Model.migrations`).
-    public init(path: String, model: Model, options: OpenOptions = OpenOptions()) throws(DatabaseError) {
-        self.model = model
-        entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
+    public convenience init(path: String, model: Model, options: OpenOptions = OpenOptions()) throws(DatabaseError) {
         // Not WAL yet: a file this store refuses to open is left exactly as it was.
-        connection = try Connection(path: path, wal: false)
-        dialect = .sqlite
+        let connection = try Connection(path: path, wal: false)
         var existing = try Self.recordedHash(connection)
         if existing == nil { try Self.checkEmpty(connection, path: path) }
         if existing == nil {
@@ -126,95 +130,18 @@ public final class PersistentStore: @unchecked Sendable {
         }
         if existing != nil { try Self.giveDecimalsTextAffinity(connection, model) }
         try connection.useWAL()
+        self.init(model: model, connection: connection)
     }
 
-    /// Opens the store in a PostgreSQL database, creating its schema there when the database (its
-    /// current schema, as `search_path` names it) has no tables.
-    /// - Parameter connectionString: a libpq connection string (`host=/run/postgresql dbname=app`)
-    ///   or URL (`postgresql://app@db.internal:5432/app`).
-    /// - Throws: `DatabaseError` `.postgres` or `.connectionLost` when the server cannot be reached
-    ///   or the DDL fails; `.foreignDatabase` when the schema holds tables of another program;
-    ///   `.migration` as on SQLite; `.misuse` when the generated code carries no PostgreSQL DDL.
-    public init(postgres connectionString: String, model: Model, options: OpenOptions = OpenOptions()) throws(DatabaseError) {
-        guard let ddl = model.postgresDDL else {
-            throw DatabaseError(.misuse, "the code generated for \(model.name) carries no PostgreSQL DDL: generate it again with this modelgen")
-        }
+    /// A store of `model` on `connection`, whose database holds the model's schema.
+    init(model: Model, connection: Connection) {
         self.model = model
+        self.connection = connection
+        dialect = connection.dialect
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
-        connection = try Connection(postgres: connectionString)
-        dialect = .postgres
-        let connection = self.connection
-        let existing: String?
-        do {
-            existing = try connection.transaction {
-                // One opener at a time creates the schema (the lock ends with the transaction).
-                try connection.execute("SELECT pg_advisory_xact_lock(\(Self.schemaLockKey))")
-                if let recorded = try Self.recordedHashPostgres(connection) { return recorded }
-                try Self.checkEmptyPostgres(connection)
-                try connection.execute(ddl)
-                return nil
-            }
-        } catch let error as DatabaseError {
-            throw error
-        } catch {
-            throw DatabaseError(.postgres, "\(error)")
-        }
-        if let existing, existing != model.schemaHash {
-            try Self.migrate(connection, from: existing, to: model, migrations: model.postgresMigrations, allowingDataLoss: options.allowsDataLoss)
-        }
-        if existing != nil { try Self.advanceKeySequences(connection, model) }
-        changeFeed = try PostgresChangeFeed(connection: connection, connectionString: connectionString, log: changeLog)
     }
 
     deinit { changeFeed?.stop() }
-
-    /// Moves each table's `_pk` sequence past the table's largest `_pk` where rows were written
-    /// with keys of their own (imported, copied by a migration), so new rows do not collide with
-    /// them. Only a sequence behind its table is moved, under the schema lock.
-    private static func advanceKeySequences(_ connection: Connection, _ model: Model) throws(DatabaseError) {
-        var seen: Set<String> = []
-        do {
-            try connection.transaction {
-                try connection.execute("SELECT pg_advisory_xact_lock(\(schemaLockKey))")
-                for entity in model.entities where seen.insert(entity.table).inserted {
-                    let table = EntityDescription.quoted(entity.table)
-                    let statement = try connection.cachedStatement(
-                        "SELECT setval(s, m) FROM (SELECT pg_get_serial_sequence(?, '_pk')::regclass AS s) AS q, "
-                            + "(SELECT max(\"_pk\") AS m FROM \(table)) AS r WHERE s IS NOT NULL AND m > coalesce(pg_sequence_last_value(s), 0)")
-                    statement.bind(table, at: 1)
-                    try statement.run()
-                    statement.reset()
-                }
-            }
-        } catch let error as DatabaseError {
-            throw error
-        } catch {
-            throw DatabaseError(.postgres, "\(error)")
-        }
-    }
-
-    /// The advisory lock key under which a PostgreSQL schema is created or migrated.
-    private static let schemaLockKey: Int64 = 0x6d6f_6465_6c67_656e
-
-    private static func recordedHashPostgres(_ connection: Connection) throws(DatabaseError) -> String? {
-        let exists = try connection.cachedStatement("SELECT to_regclass('\"_modelgen_metadata\"') IS NOT NULL")
-        defer { exists.reset() }
-        guard try exists.step(), exists.int64(0) != 0 else { return nil }
-        let hash = try connection.cachedStatement(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
-        defer { hash.reset() }
-        return try hash.step() ? hash.string(0) : ""
-    }
-
-    /// Refuses a schema with tables but no modelgen metadata (another program's data).
-    private static func checkEmptyPostgres(_ connection: Connection) throws(DatabaseError) {
-        let count = try connection.cachedStatement(
-            "SELECT count(*), current_schema() FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
-        defer { count.reset() }
-        guard try count.step(), count.int64(0) > 0 else { return }
-        throw DatabaseError(
-            .foreignDatabase,
-            "schema '\(count.string(1))' has tables but no modelgen metadata; it was not changed (choose another schema with search_path)")
-    }
 
     /// Stores made before decimals were declared `TEXT` declared them `DECIMAL`, whose numeric
     /// affinity turns a decimal's text into a REAL (digits past the 15th lost). Their declared
@@ -288,7 +215,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// - Throws: `.migration` when no migration from the store's version is known or it is not
     ///   automatic (the message lists the steps' codes); `.sqlite` when a statement fails. In
     ///   every case the store is left as it was.
-    private static func migrate(
+    static func migrate(
         _ connection: Connection, from recorded: String, to model: Model, migrations: [Migration], allowingDataLoss: Bool
     ) throws(DatabaseError) {
         guard let migration = migrations.first(where: { $0.from == recorded }) else {
@@ -360,16 +287,12 @@ public final class PersistentStore: @unchecked Sendable {
     /// A new context on this store, for use by one task at a time.
     public func newContext() -> ObjectContext { ObjectContext(store: self) }
 
-    /// Runs `body` with the connection, serialized with every other use of the store.
-    /// When the outermost use ends, statements that stopped early are reset, so no read
-    /// transaction outlives it.
+    /// Runs `body` with a connection: on SQLite the store's one, serialized with every other use
+    /// of the store (when the outermost use ends, statements that stopped early are reset, so no
+    /// read transaction outlives it); on PostgreSQL one of the pool's.
     func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
+        if let pool { return try pool.with(body) }
         lock.lock()
-        if depth == 0, connection.postgres?.isConnected == false {
-            // A dropped session is opened again at the next use; if that fails, so does the
-            // first statement, with `.connectionLost`.
-            try? connection.reconnectIfNeeded()
-        }
         depth += 1
         defer {
             depth -= 1
