@@ -5,8 +5,18 @@ import Testing
 
 /// The differential test of the runtime: random models, operations and queries, every answer
 /// compared with brute force (`Oracle/`). A bounded run here; `Scripts/oracle.sh SECONDS` runs
-/// longer (`MODELGEN_ORACLE_SECONDS`, `MODELGEN_ORACLE_SEED` for the first seed).
+/// longer (`MODELGEN_ORACLE_SECONDS`, `MODELGEN_ORACLE_SEED` for the first seed,
+/// `MODELGEN_ORACLE_BACKENDS=postgres` or `sqlite` for one backend only). Every case runs on SQLite
+/// and on PostgreSQL, with the same expected answers.
 @Suite struct OracleTests {
+    /// The backends of the random run: both, unless `MODELGEN_ORACLE_BACKENDS` names some.
+    static var backends: [OracleBackend] {
+        let named = ProcessInfo.processInfo.environment["MODELGEN_ORACLE_BACKENDS"]?.split(separator: ",").compactMap {
+            OracleBackend(rawValue: String($0))
+        }
+        return named.flatMap { $0.isEmpty ? nil : $0 } ?? OracleBackend.allCases
+    }
+
     static var seconds: Double {
         ProcessInfo.processInfo.environment["MODELGEN_ORACLE_SECONDS"].flatMap(Double.init) ?? 40
     }
@@ -20,7 +30,7 @@ import Testing
         ProcessInfo.processInfo.environment["MODELGEN_ORACLE_SEED"].flatMap { UInt64($0) } ?? 1
     }
 
-    @Test(arguments: OracleBackend.allCases) func randomModelsOperationsAndQueriesAgreeWithBruteForce(_ backend: OracleBackend) throws {
+    @Test(arguments: backends) func randomModelsOperationsAndQueriesAgreeWithBruteForce(_ backend: OracleBackend) throws {
         guard let (directory, cleanup) = try backend.place() else { return }
         defer { cleanup() }
         let deadline = Date().addingTimeInterval(Self.seconds)
