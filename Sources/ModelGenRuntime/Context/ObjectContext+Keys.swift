@@ -22,7 +22,7 @@ extension ObjectContext {
                     "DELETE FROM \(EntityDescription.quoted(join)) WHERE \(EntityDescription.quoted(source)) = ?")
                 for object in deleted[run] {
                     statement.bind(object.objectID.rowID, at: 1)
-                    try statement.run()
+                    try statement.runQueued()
                     statement.resetForRebinding()
                 }
             }
@@ -31,7 +31,7 @@ extension ObjectContext {
             let statement = try connection.cachedStatement(Self.releaseSQL(entity, columns))
             for object in deleted[run] {
                 statement.bind(object.objectID.rowID, at: 1)
-                try statement.run()
+                try statement.runQueued()
                 statement.resetForRebinding()
             }
         }
@@ -44,7 +44,7 @@ extension ObjectContext {
                 }
                 let statement = try connection.cachedStatement(Self.releaseSQL(entity, columns))
                 statement.bind(object.objectID.rowID, at: 1)
-                try statement.run()
+                try statement.runQueued()
                 statement.resetForRebinding()
             }
         }

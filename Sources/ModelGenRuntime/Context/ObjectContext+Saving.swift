@@ -116,7 +116,8 @@ extension ObjectContext {
                 var next = object.bindAttributes(to: statement, startingAt: givesKey ? 2 : 1, mask: .max, entity)
                 if entity.hasForeignKeys { next = bindForeignKeys(object, entity, statement, next, mask: .max) }
                 try statement.checkStorable(object, entity)
-                try statement.run()
+                // A row with its `_pk` given needs nothing back: on PostgreSQL it is queued.
+                if givesKey { try statement.runQueued() } else { try statement.run() }
                 // The statement binds every parameter anew for the next row.
                 statement.resetForRebinding()
                 if givesKey { continue }
@@ -134,51 +135,77 @@ extension ObjectContext {
     }
 
     /// Writes the changed columns of each updated object; runs of objects with the same changes
-    /// share one statement without looking it up again.
+    /// share one statement without looking it up again. On PostgreSQL the UPDATEs are queued and
+    /// sent in pipelines; the rows they changed are checked afterwards, and each object whose row
+    /// had another `_version` is resolved then, as on SQLite.
     func updateRows(_ objects: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
         var last: (UpdateKey, Statement)?
+        let queued = connection.dialect.engine == .postgres
+        var written: [(ManagedObject, EntityDescription, UInt64)] = []
+        // Statements queued before (released keys, deletes) come first in the flush's counts.
+        let first = connection.queuedCount
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
             for object in objects[run] {
                 let foreignKeyMask = entity.hasForeignKeys ? object.relationshipMask & entity.foreignKeyMask : 0
                 guard object.changedMask != 0 || foreignKeyMask != 0 else { continue }
-                try updateRow(object, entity, foreignKeyMask: foreignKeyMask, &last, connection)
+                let statement = try updateStatement(object, entity, foreignKeyMask: foreignKeyMask, &last, connection)
+                try bindUpdate(object, entity, foreignKeyMask: foreignKeyMask, expecting: object.version, statement)
+                if queued {
+                    try statement.runQueued()
+                    written.append((object, entity, foreignKeyMask))
+                } else {
+                    try statement.run()
+                    if connection.changes != 1 { try resolveVersionConflict(object, entity, foreignKeyMask: foreignKeyMask, statement, connection) }
+                }
             }
+        }
+        guard queued, !written.isEmpty else { return }
+        let counts = try connection.flush()
+        for (index, (object, entity, foreignKeyMask)) in written.enumerated() where first + index >= counts.count || counts[first + index] != 1 {
+            let sql = updateSQL[UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)]!
+            try resolveVersionConflict(object, entity, foreignKeyMask: foreignKeyMask, try connection.cachedStatement(sql), connection)
         }
     }
 
-    private func updateRow(
+    /// The UPDATE statement of `object`'s changes (the previous one when it has the same changes).
+    private func updateStatement(
         _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, _ last: inout (UpdateKey, Statement)?,
         _ connection: Connection
-    ) throws(DatabaseError) {
+    ) throws(DatabaseError) -> Statement {
         let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)
-        let statement: Statement
         if let (previous, cached) = last, previous == key {
             // The statement binds every parameter anew.
             cached.resetForRebinding()
-            statement = cached
+            return cached
+        }
+        let sql: String
+        if let cached = updateSQL[key] {
+            sql = cached
         } else {
-            let sql: String
-            if let cached = updateSQL[key] {
-                sql = cached
-            } else {
-                sql = entity.updateSQL(mask: object.changedMask, relationshipMask: foreignKeyMask)
-                updateSQL[key] = sql
-            }
-            statement = try connection.cachedStatement(sql)
-            last = (key, statement)
+            sql = entity.updateSQL(mask: object.changedMask, relationshipMask: foreignKeyMask)
+            updateSQL[key] = sql
         }
-        /// Binds the changed values, the row and the `_version` the row must still have, and runs.
-        func write(expecting version: Int64) throws(DatabaseError) {
-            var next = object.bindAttributes(to: statement, startingAt: 1, mask: object.changedMask, entity)
-            if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
-            statement.bind(object.objectID.rowID, at: next)
-            statement.bind(version, at: next + 1)
-            try statement.checkStorable(object, entity)
-            try statement.run()
-        }
-        try write(expecting: object.version)
-        if connection.changes == 1 { return }
-        // Optimistic locking: the row is gone, or another writer changed it since it was read.
+        let statement = try connection.cachedStatement(sql)
+        last = (key, statement)
+        return statement
+    }
+
+    /// Binds the changed values, the row and the `_version` the row must still have.
+    private func bindUpdate(
+        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, expecting version: Int64, _ statement: Statement
+    ) throws(DatabaseError) {
+        var next = object.bindAttributes(to: statement, startingAt: 1, mask: object.changedMask, entity)
+        if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
+        statement.bind(object.objectID.rowID, at: next)
+        statement.bind(version, at: next + 1)
+        try statement.checkStorable(object, entity)
+    }
+
+    /// Optimistic locking: `object`'s UPDATE matched no row, so the row is gone or another writer
+    /// changed it since it was read. The merge policy decides.
+    private func resolveVersionConflict(
+        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, _ statement: Statement, _ connection: Connection
+    ) throws(DatabaseError) {
         let stored = try storedVersion(of: object, entity, connection)
         switch mergePolicy {
         case .error:
@@ -189,7 +216,8 @@ extension ObjectContext {
         case .objectTrump:
             // The changed properties are written over the newer row; the others keep its values.
             statement.reset()
-            try write(expecting: stored)
+            try bindUpdate(object, entity, foreignKeyMask: foreignKeyMask, expecting: stored, statement)
+            try statement.run()
         case .storeTrump:
             // The store's row wins: this object's changes are not written.
             break
@@ -218,7 +246,7 @@ extension ObjectContext {
             let statement = try connection.cachedStatement(entity.deleteSQL)
             for object in objects[run] {
                 statement.bind(object.objectID.rowID, at: 1)
-                try statement.run()
+                try statement.runQueued()
                 statement.resetForRebinding()
             }
         }
@@ -256,7 +284,7 @@ extension ObjectContext {
             let statement = try connection.cachedStatement(sql)
             statement.bind(change.source.rowForSave, at: 1)
             statement.bind(change.destination.rowForSave, at: 2)
-            try statement.run()
+            try statement.runQueued()
         }
         for object in insertedObjects where object.relationshipMask != 0 { try writePositions(object, connection) }
         for object in updated where object.relationshipMask != 0 { try writePositions(object, connection) }
@@ -282,7 +310,7 @@ extension ObjectContext {
                 statement.bind(Int64(position), at: 1)
                 statement.bind(member.rowForSave, at: 2)
                 if case .joinTable = relationship.storage { statement.bind(object.rowForSave, at: 3) }
-                try statement.run()
+                try statement.runQueued()
                 statement.reset()
             }
         }

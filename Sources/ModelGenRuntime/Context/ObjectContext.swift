@@ -181,6 +181,8 @@ public final class ObjectContext {
                     try insertRows(connection, numbered: deletedTables)
                     if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
                     if let feed = store.changeFeed { try notify(feed, updated: updated, connection) }
+                    // Queued writes are sent before the commit (their errors fail the save).
+                    try connection.flush()
                 }
             }
         } catch let error as DatabaseError {

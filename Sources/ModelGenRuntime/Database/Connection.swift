@@ -157,6 +157,14 @@ public final class Connection {
     /// Rows changed by the last statement.
     public var changes: Int { postgres?.changes ?? Int(sqlite3_changes(pointer)) }
 
+    /// Runs the statements queued with `Statement.runQueued()` (PostgreSQL) and returns the rows
+    /// each changed, in order; nothing on SQLite, where they ran at once.
+    @discardableResult
+    func flush() throws(DatabaseError) -> [Int] { try postgres?.flushPipeline() ?? [] }
+
+    /// How many statements are queued (their results come first in the next `flush()`).
+    var queuedCount: Int { postgres?.pending.count ?? 0 }
+
     /// Opens a PostgreSQL session again when the server or the network dropped it (nothing on
     /// SQLite).
     func reconnectIfNeeded() throws(DatabaseError) { try postgres?.reconnectIfNeeded() }

@@ -9,12 +9,15 @@ import Foundation
 /// is `.connectionLost` (retryable: the next use reconnects), a serialization failure or deadlock
 /// `.conflict`, everything else `.postgres` with `sqlState` set.
 final class PostgresConnection: @unchecked Sendable {
-    fileprivate let handle: OpaquePointer
+    /// The libpq connection (used by this file and the pipeline).
+    let handle: OpaquePointer
     /// Bumped by every reconnect: statements prepared on the old session are prepared again.
     private(set) var generation = 0
     private var preparedCount = 0
     /// Rows changed by the last command.
     var changes = 0
+    /// Commands queued for the next pipeline (`PostgresPipeline.swift`).
+    var pending: [PostgresCommand] = []
 
     init(_ connectionString: String) throws(DatabaseError) {
         guard let opened = PQconnectdb(connectionString) else {
@@ -62,6 +65,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs one or more statements without parameters (the simple query protocol).
     func execute(_ sql: String) throws(DatabaseError) {
+        if !pending.isEmpty { try flushPipeline() }
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -113,7 +117,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs a prepared statement with binary results.
+    /// Runs a prepared statement with binary results (after the queued commands).
     func run(
         _ name: String, values: [UnsafePointer<CChar>?], lengths: [Int32], formats: [Int32]
     ) -> OpaquePointer? {

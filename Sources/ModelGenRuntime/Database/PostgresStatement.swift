@@ -115,35 +115,52 @@ final class PostgresStatement {
         return row < rowCount
     }
 
-    func execute() throws(DatabaseError) {
-        clearResult()
+    /// The server-side name of this statement for the parameter types bound now (prepared the
+    /// first time they are used).
+    private func preparedName() throws(DatabaseError) -> String {
         if generation != connection.generation {
             names.removeAll()
             generation = connection.generation
         }
-        let name: String
-        if let known = names[types] {
-            name = known
-        } else {
-            name = try connection.prepare(text, types: types)
-            names[types] = name
-        }
-        // One buffer holds every value, each followed by a NUL (text-format values are C strings).
+        if let known = names[types] { return known }
+        let name = try connection.prepare(text, types: types)
+        names[types] = name
+        return name
+    }
+
+    /// The bound values in one buffer, each followed by a NUL (text-format values are C strings).
+    private func packedValues() -> (buffer: [UInt8], offsets: [Int?], lengths: [Int32]) {
         var buffer: [UInt8] = []
-        var offsets: [Int] = []
+        var offsets: [Int?] = []
         var lengths: [Int32] = []
         offsets.reserveCapacity(parameterCount)
         lengths.reserveCapacity(parameterCount)
         for value in values {
-            offsets.append(buffer.count)
+            offsets.append(value == nil ? nil : buffer.count)
             lengths.append(Int32(value?.count ?? 0))
             if let value { buffer += value }
             buffer.append(0)
         }
-        let outcome = buffer.withUnsafeBufferPointer { bytes in
+        return (buffer, offsets, lengths)
+    }
+
+    /// Queues the statement with the values bound now, to run in the connection's next pipeline.
+    func enqueue() throws(DatabaseError) {
+        let name = try preparedName()
+        let packed = packedValues()
+        connection.pending.append(
+            PostgresCommand(name: name, sql: text, buffer: packed.buffer, offsets: packed.offsets, lengths: packed.lengths, formats: formats))
+    }
+
+    func execute() throws(DatabaseError) {
+        clearResult()
+        if !connection.pending.isEmpty { try connection.flushPipeline() }
+        let name = try preparedName()
+        let packed = packedValues()
+        let outcome = packed.buffer.withUnsafeBufferPointer { bytes in
             let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let pointers = values.indices.map { index in values[index] == nil ? nil : base + offsets[index] }
-            return connection.run(name, values: pointers, lengths: lengths, formats: formats)
+            let pointers = packed.offsets.map { offset in offset.map { base + $0 } }
+            return connection.run(name, values: pointers, lengths: packed.lengths, formats: formats)
         }
         executed = true
         do {

@@ -152,6 +152,14 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs a statement that returns no rows, on PostgreSQL later: queued for the connection's
+    /// next pipeline (`Connection.flush()`, or any statement run the ordinary way), so that a
+    /// save's writes do not wait for a round trip each. Its error, if any, comes from the flush.
+    func runQueued() throws(DatabaseError) {
+        if let postgres { return try postgres.enqueue() }
+        while try step() {}
+    }
+
     // MARK: - Columns
 
     public var columnCount: Int32 { postgres?.columnCount ?? sqlite3_column_count(statement) }
