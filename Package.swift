@@ -77,7 +77,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite", "CAllocator"],
+            // TestSupport: the throwaway PostgreSQL cluster of `runtime --engine postgres`.
+            dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite", "CLibPQ", "CAllocator", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         // The applications of SCENARIOS.md, each built through the plugin from its model

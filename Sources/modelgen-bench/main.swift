@@ -1,8 +1,10 @@
 import Foundation
 import ModelGenCore
+import TestSupport
 
 let usage = """
     USAGE: modelgen-bench <benchmark> [--json] [--runs N] [--entities N] [--keep-freed-memory] [--unsettled] [--noise]
+                          [--engine sqlite|postgres] [--url URL]
 
     BENCHMARKS:
       frontend   parse, resolve and validate a generated model (default 2,000 entities × 20
@@ -11,7 +13,8 @@ let usage = """
                  and 2,000 entities next to libxml2 parsing the same bytes, and the time per
                  entity at 2,000 next to that at 200
       runtime    insert, fetch, update and delete 100,000 objects of a five-attribute entity
-                 through ModelGenRuntime next to the raw SQLite C API doing the same work
+                 through ModelGenRuntime next to the raw SQLite C API doing the same work (with
+                 --engine postgres: on PostgreSQL, next to libpq doing the same work pipelined)
 
     model        not a benchmark: prints the generated model (--entities N, default 2,000) as
                  the XML of an .xcdatamodel's contents file, to profile the modelgen CLI with
@@ -27,6 +30,9 @@ let usage = """
       --unsettled          leave the C allocator's deferred work for what a timed run freed
                            to whatever allocates next (by default each run ends with it done,
                            on its own clock; see Clock.time), to compare the two accountings
+      --engine E           runtime: sqlite (default) or postgres
+      --url URL            runtime on postgres: the database (a libpq URL or connection string);
+                           by default a throwaway cluster is started and removed afterwards
       --noise              runtime: also time each phase's baseline work a second time (on a
                            second file, after the runtime's turn) and print its time ÷ the
                            first's, the ratio this machine's noise alone gives in one run
@@ -45,6 +51,8 @@ var runs = 15
 var entities = 2_000
 var keepFreedMemory = false
 var noise = false
+var engineName = "sqlite"
+var url: String?
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     switch argument {
@@ -52,6 +60,13 @@ while !arguments.isEmpty {
     case "--keep-freed-memory": keepFreedMemory = true
     case "--unsettled": Clock.settlesFreedMemory = false
     case "--noise": noise = true
+    case "--engine", "--url":
+        guard let value = arguments.first else {
+            FileHandle.standardError.write(Data("modelgen-bench: error: '\(argument)' needs a value\n".utf8))
+            exit(64)
+        }
+        arguments.removeFirst()
+        if argument == "--engine" { engineName = value } else { url = value }
     case "--runs", "--entities":
         guard let text = arguments.first, let value = Int(text), value > 0 else {
             FileHandle.standardError.write(Data("modelgen-bench: error: '\(argument)' needs a positive number\n".utf8))
@@ -81,8 +96,21 @@ case "model":
     FileHandle.standardOutput.write(Data(SyntheticModel.xml(entities: entities, attributes: 20)))
 case "runtime":
     do {
-        let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise)
-        Report.print(phases, json: json, title: "runtime: 100,000 objects of a five-attribute entity, one run")
+        switch engineName {
+        case "sqlite":
+            let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise)
+            Report.print(phases, json: json, title: "runtime: 100,000 objects of a five-attribute entity, one run")
+        case "postgres":
+            var cluster: PostgresCluster?
+            if url == nil { cluster = try PostgresCluster.start() }
+            defer { cluster?.stop() }
+            let connection = url ?? "host=\(cluster!.directory.path) user=postgres dbname=postgres"
+            let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise, engine: .postgres(connection: connection))
+            Report.print(phases, json: json, title: "runtime on PostgreSQL: 100,000 objects of a five-attribute entity, one run")
+        default:
+            FileHandle.standardError.write(Data("modelgen-bench: error: --engine takes sqlite or postgres\n".utf8))
+            exit(64)
+        }
     } catch {
         FileHandle.standardError.write(Data("modelgen-bench: error: \(error)\n".utf8))
         exit(70)

@@ -45,6 +45,9 @@ public final class PostgresCluster: @unchecked Sendable {
         }
     }
 
+    /// A cluster of the caller's own (the benchmark's), to `stop()` when done.
+    public static func start() throws -> PostgresCluster { try PostgresCluster() }
+
     private static func stopShared() {
         if case .success(let cluster)? = started { cluster.stop() }
     }

@@ -34,9 +34,11 @@ final class PostgresConnection: @unchecked Sendable {
 
     deinit { PQfinish(handle) }
 
-    /// Session settings every connection runs with: UTF-8, and no notices on standard error.
+    /// Session settings every connection runs with: UTF-8, and no notices on standard error (a
+    /// library does not write to the application's streams; errors come as `DatabaseError`s).
     private func configure() throws(DatabaseError) {
         PQsetClientEncoding(handle, "UTF8")
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET client_min_messages = warning")
     }
 
