@@ -20,6 +20,7 @@ public final class Connection {
     /// The SQL this connection's database speaks.
     public let dialect: StoreDialect
     private var cache: [String: Statement] = [:]
+    private var sequences: [String: String] = [:]
 
     /// Connects to a PostgreSQL database: `connectionString` is a libpq connection string
     /// (`host=/run/postgresql dbname=app`) or URL (`postgresql://user@host/app`).
@@ -161,6 +162,20 @@ public final class Connection {
     /// each changed, in order; nothing on SQLite, where they ran at once.
     @discardableResult
     func flush() throws(DatabaseError) -> [Int] { try postgres?.flushPipeline() ?? [] }
+
+    /// The identity sequence of `table`'s `_pk` (PostgreSQL), looked up once per connection.
+    func keySequence(of table: String) throws(DatabaseError) -> String {
+        if let known = sequences[table] { return known }
+        let statement = try cachedStatement("SELECT pg_get_serial_sequence(?, '_pk')")
+        defer { statement.reset() }
+        statement.bind(EntityDescription.quoted(table), at: 1)
+        guard try statement.step(), !statement.isNull(0) else {
+            throw DatabaseError(.postgres, "table \(table) has no identity sequence for _pk", sql: statement.sql)
+        }
+        let name = statement.string(0)
+        sequences[table] = name
+        return name
+    }
 
     /// How many statements are queued (their results come first in the next `flush()`).
     var queuedCount: Int { postgres?.pending.count ?? 0 }

@@ -23,6 +23,9 @@ public struct StoreDialect: Sendable, Hashable {
         return !text.utf8.contains(0)
     }
 
+    /// `text` as a SQL string literal.
+    static func literal(_ text: String) -> String { "'" + text.replacing("'", with: "''") + "'" }
+
     /// A condition that always holds / never holds.
     var trueCondition: String { engine == .sqlite ? "1" : "TRUE" }
     var falseCondition: String { engine == .sqlite ? "0" : "FALSE" }
