@@ -159,6 +159,9 @@ public final class ObjectContext {
         if work.checksDeny { try checkDeny() }
         if work.checksUniqueness { try resolveUniquenessInMemory() }
         mergedConflicts = []
+        /// What the save changes, as the change log and other stores learn it: set once its rows
+        /// are written (`nil` for a save too large to list).
+        var changes: SavedChanges?
         do {
             try store.withConnection { connection in
                 try connection.transaction {
@@ -180,7 +183,8 @@ public final class ObjectContext {
                     try updateRows(updated, connection)
                     try insertRows(connection, numbered: deletedTables)
                     if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
-                    if let feed = store.changeFeed { try notify(feed, updated: updated, connection) }
+                    changes = savedChanges(updated: updated)
+                    if let feed = store.changeFeed { try notify(feed, changes, connection) }
                     // Queued writes are sent before the commit (their errors fail the save).
                     try connection.flush()
                 }
@@ -202,14 +206,6 @@ public final class ObjectContext {
         let conflicts = mergedConflicts
         mergedConflicts = []
         // Committed: make the new identities and versions visible, and tell other contexts.
-        // (A large save is logged without identifiers; other contexts then refresh everything.)
-        let listed = insertedObjects.count + updated.count + deletedObjects.count <= ChangeLog.largeSave
-        let changes = listed
-            ? (
-                inserted: insertedObjects.map { ObjectID(entityID: $0.objectID.entityID, rowID: $0.pendingRow) },
-                updated: updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID),
-                deleted: deletedObjects.map(\.objectID)
-            ) : nil
         defer { store.changeLog.record(origin: ObjectIdentifier(self), changes: changes) }
         for object in insertedObjects {
             object.objectID = ObjectID(entityID: object.objectID.entityID, rowID: object.pendingRow)
@@ -241,16 +237,24 @@ public final class ObjectContext {
         for object in conflicts { try? refresh(object) }
     }
 
-    /// Tells the other stores on the database what this save changes (delivered at commit).
-    private func notify(_ feed: PostgresChangeFeed, updated: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
-        let payload = feed.payload(
+    /// The objects a save inserted, updated and deleted (new objects by the rows they get); `nil`
+    /// for a save larger than `ChangeLog.largeSave`, which is logged without identifiers (other
+    /// contexts then refresh everything).
+    private func savedChanges(updated: [ManagedObject]) -> SavedChanges? {
+        guard insertedObjects.count + updated.count + deletedObjects.count <= ChangeLog.largeSave else { return nil }
+        return (
             inserted: insertedObjects.map { ObjectID(entityID: $0.objectID.entityID, rowID: $0.pendingRow) },
             updated: updated.filter { $0.changedMask != 0 || $0.relationshipMask != 0 }.map(\.objectID),
-            deleted: deletedObjects.map(\.objectID))
+            deleted: deletedObjects.map(\.objectID)
+        )
+    }
+
+    /// Tells the other stores on the database what this save changes (delivered at commit).
+    private func notify(_ feed: PostgresChangeFeed, _ changes: SavedChanges?, _ connection: Connection) throws(DatabaseError) {
         let statement = try connection.cachedStatement("SELECT pg_notify(?, ?)")
         defer { statement.reset() }
         statement.bind(feed.channel, at: 1)
-        statement.bind(payload, at: 2)
+        statement.bind(feed.payload(changes), at: 2)
         try statement.run()
     }
 

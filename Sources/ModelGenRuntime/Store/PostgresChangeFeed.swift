@@ -82,9 +82,10 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     /// The notification of a save: `origin|inserted|updated|deleted`, each list `entity.row`
     /// separated by commas; or `origin|large`.
-    func payload(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) -> String {
+    func payload(_ changes: SavedChanges?) -> String {
+        guard let changes else { return origin + "|large" }
         func list(_ ids: [ObjectID]) -> String { ids.map { "\($0.entityID).\($0.rowID)" }.joined(separator: ",") }
-        let text = [origin, list(inserted), list(updated), list(deleted)].joined(separator: "|")
+        let text = [origin, list(changes.inserted), list(changes.updated), list(changes.deleted)].joined(separator: "|")
         return text.utf8.count < 7_900 ? text : origin + "|large"
     }
 

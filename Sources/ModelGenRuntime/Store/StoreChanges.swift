@@ -12,6 +12,9 @@ struct StoreChanges: Sendable {
     var isLarge = false
 }
 
+/// The objects one save inserted, updated and deleted.
+typealias SavedChanges = (inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID])
+
 /// The store's recent saves, for contexts to merge (thread-safe). Keeps the last
 /// `capacity`; a context further behind refreshes everything instead.
 final class ChangeLog: @unchecked Sendable {
@@ -32,7 +35,7 @@ final class ChangeLog: @unchecked Sendable {
     static let largeSave = 10_000
 
     /// Records a save; `changes` is `nil` for a save larger than `largeSave`.
-    func record(origin: ObjectIdentifier, changes: (inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID])?) {
+    func record(origin: ObjectIdentifier, changes: SavedChanges?) {
         lock.lock()
         defer { lock.unlock() }
         entries.append(
