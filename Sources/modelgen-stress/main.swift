@@ -10,6 +10,8 @@ let usage = """
            modelgen-stress verify --store PATH
            modelgen-stress hammer --store PATH --writer N [--threads N] [--operations N]
            modelgen-stress rename-quiz --store PATH --id UUID --name NAME
+           modelgen-stress add-student --store PATH --first NAME --last NAME
+           modelgen-stress edit-student --store PATH --object OBJECT-ID (--first NAME | --delete)
 
     PATH is a SQLite file, or postgres:CONNECTION-STRING for a PostgreSQL database.
 
@@ -18,6 +20,9 @@ let usage = """
     hammer      several threads, each with its own context, increment one shared counter and add
                 rows; conflicts are retried; prints one JSON line
     rename-quiz renames one quiz and saves (another process's save, for the change-merging tests)
+    add-student adds a student and saves; prints {"object": ID} (the object identifier as text)
+    edit-student renames (or deletes) the student an object identifier's text names, and saves;
+                prints {"object": ID}, or {"error": CODE} and exits 3 when it cannot
 
     """
 
@@ -41,6 +46,22 @@ func option(_ name: String, _ arguments: [String], fallback: String? = nil) -> S
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("modelgen-stress: \(message)\n".utf8))
     exit(2)
+}
+
+/// Renames or deletes the student `id` names and saves; the JSON line to print.
+func editStudent(_ context: ObjectContext, _ id: ObjectID, delete: Bool, first: String?) -> (json: String, succeeded: Bool) {
+    do {
+        let student = try context.existingObject(with: id, as: Student.self)
+        if delete {
+            context.delete(student)
+        } else if let first {
+            student.first_name = first
+        }
+        try context.save()
+        return (#"{"object": "\#(id.stringValue)"}"#, true)
+    } catch {
+        return (#"{"error": "\#(error.code)"}"#, false)
+    }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -70,6 +91,21 @@ do {
         guard let quiz = try Quiz.find(id: id, in: context) else { fail("no quiz \(id)") }
         quiz.name = name
         try context.save()
+    case "add-student":
+        guard let first = option("--first", arguments), let last = option("--last", arguments) else {
+            fail("--first NAME and --last NAME are required")
+        }
+        let context = try openStore(store).newContext()
+        let student = Student(in: context, first_name: first, id: UUID(), last_name: last)
+        try context.save()
+        print(#"{"object": "\#(student.objectID.stringValue)"}"#)
+    case "edit-student":
+        guard let text = option("--object", arguments), let id = ObjectID(stringValue: text) else {
+            fail("--object takes an object identifier's text (entity/row)")
+        }
+        let outcome = editStudent(try openStore(store).newContext(), id, delete: arguments.contains("--delete"), first: option("--first", arguments))
+        print(outcome.json)
+        if !outcome.succeeded { exit(3) }
     default:
         fail("unknown command '\(command)'\n\(usage)")
     }

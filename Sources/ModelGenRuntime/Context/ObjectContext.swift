@@ -73,6 +73,9 @@ public final class ObjectContext {
     public var automaticallyMergesChangesFromStore = false
     /// The change-log sequence this context has merged up to.
     var seenChanges: Int
+    /// Who `observeObjects` registered, by number.
+    var objectObservers: [Int: (ObjectsDidChange) -> Void] = [:]
+    var nextObserver = 1
 
     public var hasChanges: Bool {
         !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !linkChanges.isEmpty
@@ -225,6 +228,7 @@ public final class ObjectContext {
         }
         linkChanges.removeAll()
         for object in updatedObjects { object.isListedAsUpdated = false }
+        let report = objectObservers.isEmpty ? nil : ObjectsDidChange(reason: .saved, inserted: insertedObjects, updated: updated, deleted: deletedObjects)
         registered.remove(deletedObjects)
         for object in deletedObjects {
             object.isListedAsDeleted = false
@@ -235,6 +239,7 @@ public final class ObjectContext {
         deletedObjects.removeAll()
         // Objects whose version conflict the merge policy resolved hold the merged row.
         for object in conflicts { try? refresh(object) }
+        if let report { tellObservers(report) }
     }
 
     /// The objects a save inserted, updated and deleted (new objects by the rows they get); `nil`
@@ -346,6 +351,9 @@ public final class ObjectContext {
     /// again from the store, deleted ones come back.
     public func rollback() {
         recordedError = nil
+        let report =
+            objectObservers.isEmpty || !hasChanges
+            ? nil : ObjectsDidChange(reason: .rolledBack, inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
         for object in insertedObjects {
             object.context = nil
             object.links = []
@@ -365,6 +373,7 @@ public final class ObjectContext {
         updatedObjects.removeAll()
         deletedObjects.removeAll()
         for object in changed { try? refresh(object) }
+        if let report { tellObservers(report) }
     }
 
     /// Reads `object` again from the store, dropping its unsaved changes.

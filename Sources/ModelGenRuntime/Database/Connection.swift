@@ -55,7 +55,7 @@ public final class Connection {
         if wal { try useWAL() }
     }
 
-    private let isFile: Bool
+    let isFile: Bool
     private let busyTimeout: Int32
 
     /// Switches a file database to WAL with `synchronous = NORMAL` (nothing for one in memory).

@@ -23,6 +23,12 @@ public struct SortedArray<Element>: RandomAccessCollection {
         self.elements = sorted
     }
 
+    /// `elements`, already in the order of `areInIncreasingOrder` (not checked, not sorted again).
+    init(presorted elements: [Element], by areInIncreasingOrder: @escaping (Element, Element) -> Bool) {
+        self.areInIncreasingOrder = areInIncreasingOrder
+        self.elements = elements
+    }
+
     public var startIndex: Int { elements.startIndex }
     public var endIndex: Int { elements.endIndex }
     public subscript(position: Int) -> Element { elements[position] }

@@ -41,6 +41,14 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
         failure = nil
     }
 
+    /// Sorts by the attribute in `slot`.
+    init(slot: Int, ascending: Bool, caseInsensitive: Bool = false) {
+        self.slot = slot
+        self.ascending = ascending
+        self.caseInsensitive = caseInsensitive
+        failure = nil
+    }
+
     /// The ORDER BY term; `nil` when `dialect` cannot order as the runtime does (a
     /// case-insensitive sort where SQL does not fold ASCII case: the objects are sorted in memory).
     func sql(_ dialect: StoreDialect) -> String? {

@@ -77,10 +77,15 @@ public final class PersistentStore: @unchecked Sendable {
         /// On PostgreSQL, how many connections the store opens at most (as contexts on different
         /// threads need them); at least 1. SQLite stores use one connection.
         public var connections: Int
+        /// On a SQLite file, how often (in seconds) the store checks whether another process
+        /// saved to it, while something observes the store (`observeChanges`, observed results).
+        /// The check is one `PRAGMA data_version`; no table is read.
+        public var externalChangeInterval: TimeInterval
 
-        public init(allowsDataLoss: Bool = false, connections: Int = 4) {
+        public init(allowsDataLoss: Bool = false, connections: Int = 4, externalChangeInterval: TimeInterval = 0.1) {
             self.allowsDataLoss = allowsDataLoss
             self.connections = connections
+            self.externalChangeInterval = externalChangeInterval
         }
     }
 
@@ -96,6 +101,8 @@ public final class PersistentStore: @unchecked Sendable {
     let changeLog = ChangeLog()
     /// On PostgreSQL: the saves of other stores on the same database and schema, in any process.
     var changeFeed: PostgresChangeFeed?
+    /// On a SQLite file: notices other processes' saves while the store has subscribers.
+    var externalChanges: ExternalChangeWatcher?
     /// Recursive: a save's conflict resolution loads relationships inside its transaction.
     private let lock = NSRecursiveLock()
     /// How many `withConnection` calls are running (on the thread holding the lock).
@@ -131,6 +138,7 @@ public final class PersistentStore: @unchecked Sendable {
         if existing != nil { try Self.giveDecimalsTextAffinity(connection, model) }
         try connection.useWAL()
         self.init(model: model, connection: connection)
+        if connection.isFile { externalChanges = ExternalChangeWatcher(store: self, interval: options.externalChangeInterval) }
     }
 
     /// A store of `model` on `connection`, whose database holds the model's schema.

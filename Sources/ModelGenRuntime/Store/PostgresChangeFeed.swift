@@ -63,7 +63,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
             guard let connection = listener, connection.isConnected else {
                 // Saves may have been missed while the connection was down: refresh everything.
                 listener = try? reconnect()
-                if listener != nil { log?.record(origin: foreign, changes: nil) } else { usleep(200_000) }
+                if listener != nil { log?.record(origin: foreign, changes: nil, isLocal: false) } else { usleep(200_000) }
                 continue
             }
             for payload in connection.waitForNotifications(milliseconds: 500) {
@@ -93,7 +93,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
         let parts = payload.split(separator: "|", omittingEmptySubsequences: false)
         guard let sender = parts.first, sender != origin else { return }
         guard parts.count == 4 else {
-            log?.record(origin: foreign, changes: nil)
+            log?.record(origin: foreign, changes: nil, isLocal: false)
             return
         }
         func ids(_ text: Substring) -> [ObjectID] {
@@ -103,7 +103,7 @@ final class PostgresChangeFeed: @unchecked Sendable {
                 return ObjectID(entityID: entity, rowID: row)
             }
         }
-        log?.record(origin: foreign, changes: (ids(parts[1]), ids(parts[2]), ids(parts[3])))
+        log?.record(origin: foreign, changes: (ids(parts[1]), ids(parts[2]), ids(parts[3])), isLocal: false)
     }
 }
 

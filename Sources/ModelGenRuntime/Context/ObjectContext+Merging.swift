@@ -1,0 +1,111 @@
+extension ObjectContext {
+    /// Brings this context's objects up to date with what other contexts saved: changed objects
+    /// without unsaved changes here are read again, deleted ones leave the context, and
+    /// relationships are read again when next used. Objects with unsaved changes keep them (their
+    /// save then meets the version conflict, which `mergePolicy` decides).
+    public func mergeChangesFromStore() {
+        let (changes, complete, next) = store.changeLog.changes(since: seenChanges)
+        seenChanges = next
+        let foreign = changes.filter { $0.origin != ObjectIdentifier(self) }
+        guard !foreign.isEmpty || !complete else { return }
+        var report = objectObservers.isEmpty ? nil : ObjectsDidChange(reason: .merged)
+        var refreshAll = !complete
+        var deleted: [ObjectID] = []
+        var updated: [ObjectID] = []
+        for change in foreign {
+            deleted += change.deleted
+            updated += change.updated
+            if change.isLarge { refreshAll = true }
+        }
+        for id in deleted {
+            guard let object = registeredObject(id) else { continue }
+            report?.deleted.append(object)
+            registered[id] = nil
+            insertedObjects.removeAll { $0 === object }
+            updatedObjects.removeAll { $0 === object }
+            deletedObjects.removeAll { $0 === object }
+            object.isListedAsUpdated = false
+            object.isListedAsDeleted = false
+            object.links = []
+            object.context = nil
+        }
+        let clean: (ManagedObject) -> Bool = { $0.changedMask == 0 && $0.relationshipMask == 0 && !$0.isListedAsDeleted }
+        if refreshAll {
+            var objects: [ManagedObject] = []
+            registered.forEach { objects.append($0) }
+            for object in objects where clean(object) {
+                if refreshIgnoringMissing(object) { report?.updated.append(object) } else { report?.deleted.append(object) }
+            }
+            report?.isComplete = false
+        } else {
+            for id in updated {
+                guard let object = registeredObject(id), clean(object) else { continue }
+                if refreshIgnoringMissing(object) { report?.updated.append(object) } else { report?.deleted.append(object) }
+            }
+        }
+        // To-many relationships may have gained or lost members: read them again when used.
+        registered.forEach { object in
+            if object.relationshipMask == 0 && !object.links.isEmpty { object.links = [] }
+        }
+        if let report { tellObservers(report) }
+    }
+
+    /// Reads `object` again; false when its row is gone (it then leaves the context).
+    private func refreshIgnoringMissing(_ object: ManagedObject) -> Bool {
+        do {
+            try refresh(object)
+            return true
+        } catch {
+            // Gone meanwhile: it leaves the context like a deleted object.
+            registered[object.objectID] = nil
+            object.links = []
+            object.context = nil
+            return false
+        }
+    }
+
+    // MARK: - Observing the context's objects
+
+    /// Calls `body` each time this context's objects change as a whole: after a save (what it
+    /// inserted, updated and deleted), after merging other contexts' saves (the objects read
+    /// again and those that left the context), after `rollback()`. Called on the thread using
+    /// the context, before the operation returns. Core Data's `objectsDidChange` and
+    /// `didSave` notifications.
+    public func observeObjects(_ body: @escaping (ObjectsDidChange) -> Void) -> ObservationHandle {
+        let number = nextObserver
+        nextObserver += 1
+        objectObservers[number] = body
+        return ObservationHandle { [weak self] in self?.objectObservers[number] = nil }
+    }
+
+    func tellObservers(_ change: ObjectsDidChange) {
+        for (_, body) in objectObservers.sorted(by: { $0.key < $1.key }) { body(change) }
+    }
+}
+
+/// How a context's objects changed: see `ObjectContext.observeObjects(_:)`.
+public struct ObjectsDidChange {
+    public enum Reason: Sendable, Hashable {
+        /// The context saved: its inserted, updated and deleted objects are now the store's.
+        case saved
+        /// The context merged other contexts' saves: `updated` were read again, `deleted` left it.
+        case merged
+        /// `rollback()` dropped the unsaved changes: `inserted` left the context, `updated` were
+        /// read again, `deleted` are back.
+        case rolledBack
+    }
+
+    public var reason: Reason
+    public var inserted: [ManagedObject]
+    public var updated: [ManagedObject]
+    public var deleted: [ManagedObject]
+    /// False when a merge could not know which objects changed and read every object again.
+    public var isComplete = true
+
+    init(reason: Reason, inserted: [ManagedObject] = [], updated: [ManagedObject] = [], deleted: [ManagedObject] = []) {
+        self.reason = reason
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+}

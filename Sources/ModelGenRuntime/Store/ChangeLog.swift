@@ -1,0 +1,89 @@
+import Foundation
+
+/// What one save changed, as other contexts on the store learn it.
+struct StoreChanges: Sendable {
+    var sequence: Int
+    /// The context that saved (it needs no merge).
+    var origin: ObjectIdentifier
+    var inserted: [ObjectID]
+    var updated: [ObjectID]
+    var deleted: [ObjectID]
+    /// Too many changes to list (or changes of another process, not listed): merging refreshes
+    /// every object.
+    var isLarge = false
+    /// Whether a context of this store saved (else another store or process did).
+    var isLocal = true
+}
+
+/// The objects one save inserted, updated and deleted.
+typealias SavedChanges = (inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID])
+
+/// The store's recent saves, for contexts to merge (thread-safe). Keeps the last
+/// `capacity`; a context further behind refreshes everything instead.
+final class ChangeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [StoreChanges] = []
+    private var nextSequence = 1
+    private let capacity = 256
+    /// Who is told of each save, by subscription number.
+    private var subscribers: [Int: @Sendable (StoreChanges) -> Void] = [:]
+    private var nextSubscriber = 1
+
+    /// The sequence number the next save gets (a new context has seen everything before it).
+    var current: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return nextSequence
+    }
+
+    /// A save changing more objects than this is recorded without its identifiers: contexts
+    /// merging it refresh everything (the log stays small).
+    static let largeSave = 10_000
+
+    /// Records a save; `changes` is `nil` for a save larger than `largeSave` (or one whose
+    /// objects are not known). Subscribers are told on the calling thread, after the log is
+    /// updated and unlocked.
+    func record(origin: ObjectIdentifier, changes: SavedChanges?, isLocal: Bool = true) {
+        lock.lock()
+        let entry = StoreChanges(
+            sequence: nextSequence, origin: origin, inserted: changes?.inserted ?? [], updated: changes?.updated ?? [],
+            deleted: changes?.deleted ?? [], isLarge: changes == nil, isLocal: isLocal)
+        entries.append(entry)
+        nextSequence += 1
+        if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+        let told = subscribers.isEmpty ? [] : subscribers.sorted { $0.key < $1.key }.map(\.value)
+        lock.unlock()
+        for subscriber in told { subscriber(entry) }
+    }
+
+    /// Calls `body` after every save recorded from now on; returns the subscription's number.
+    func subscribe(_ body: @escaping @Sendable (StoreChanges) -> Void) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let number = nextSubscriber
+        nextSubscriber += 1
+        subscribers[number] = body
+        return number
+    }
+
+    func unsubscribe(_ number: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        subscribers[number] = nil
+    }
+
+    var hasSubscribers: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !subscribers.isEmpty
+    }
+
+    /// The saves since `sequence` (exclusive of earlier ones), and whether some were dropped.
+    func changes(since sequence: Int) -> (changes: [StoreChanges], complete: Bool, next: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        let complete = entries.first.map { $0.sequence <= sequence } ?? true || sequence >= nextSequence
+        return (entries.filter { $0.sequence >= sequence }, complete, nextSequence)
+    }
+}
+

@@ -1,0 +1,196 @@
+import Foundation
+import GeneratedModels
+import Testing
+
+@testable import ModelGenRuntime
+
+/// Observed results (`ResultsObservation`) against brute force: after every save, the delivered
+/// sections must be what reading every student in a fresh context and filtering, sorting and
+/// grouping them in Swift gives, and the delivered change set applied to the previous sections
+/// (as a plain array, by the rules `ResultsChanges` documents) must give them too.
+@Suite struct ObservedResultsTests {
+    /// Students whose first name sorts before "m", in sections by last name, by first name.
+    static var observation: ResultsObservation<Student> {
+        ResultsObservation(
+            FetchRequest<Student>(predicate: \Student.first_name < "m", sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]),
+            sectionedBy: \Student.last_name)
+    }
+
+    /// The observation's rule in Swift: the filter, and the order by bytes then row.
+    static func selects(_ first: String) -> Bool { Array(first.utf8).lexicographicallyPrecedes(Array("m".utf8)) }
+
+    /// Every student, read in a fresh context, filtered, sorted and grouped here.
+    static func expected(_ store: PersistentStore) throws -> [Section] {
+        let all = try store.newContext().fetchAll(Student.self).filter { selects($0.first_name) }
+        let sorted = all.sorted { lhs, rhs in
+            let left = (Array(lhs.last_name.utf8), Array(lhs.first_name.utf8))
+            let right = (Array(rhs.last_name.utf8), Array(rhs.first_name.utf8))
+            if left.0 != right.0 { return left.0.lexicographicallyPrecedes(right.0) }
+            if left.1 != right.1 { return left.1.lexicographicallyPrecedes(right.1) }
+            return lhs.objectID.rowID < rhs.objectID.rowID
+        }
+        var sections: [Section] = []
+        for student in sorted {
+            if sections.last?.name != student.last_name { sections.append(Section(name: student.last_name, ids: [])) }
+            sections[sections.count - 1].ids.append(student.objectID)
+        }
+        return sections
+    }
+
+    struct Section: Equatable, CustomStringConvertible {
+        var name: String
+        var ids: [ObjectID]
+        var description: String { "\(name): \(ids.map(\.stringValue))" }
+    }
+
+    /// Follows the observation on a queue of its own, where its context is used, applying each
+    /// change set to the sections it showed before.
+    final class Observer: @unchecked Sendable {
+        let queue = DispatchQueue(label: "observer")
+        private var context: ObjectContext?
+        private var handle: ObservationHandle?
+        /// Touched only on `queue`.
+        private var shown: [Section] = []
+        private var delivered: [Section] = []
+        private var lastChanges = ResultsChanges()
+        private var count = 0
+        private var problems: [String] = []
+
+        init(_ store: PersistentStore, _ observation: ResultsObservation<Student> = ObservedResultsTests.observation) throws {
+            try queue.sync {
+                let context = store.newContext()
+                self.context = context
+                handle = try observation.start(in: context, on: queue) { [unowned self] results in receive(results) }
+            }
+        }
+
+        private func receive(_ results: ObservedResults<Student>) {
+            count += 1
+            let now = results.sections.map { Section(name: $0.name, ids: $0.objects.map(\.objectID)) }
+            if results.objects.map(\.objectID) != now.flatMap(\.ids) { problems.append("objects and sections disagree") }
+            if results.isInitial {
+                shown = now
+            } else {
+                shown = Self.apply(results.changes, to: shown, new: now)
+                if shown != now { problems.append("the changes \(results.changes) applied give \(shown), not \(now)") }
+                shown = now
+            }
+            delivered = now
+            lastChanges = results.changes
+        }
+
+        /// The rules of `ResultsChanges`, applied to plain arrays: removals, deleted sections,
+        /// inserted sections (whole), insertions; moved objects are the ones removed.
+        static func apply(_ changes: ResultsChanges, to old: [Section], new: [Section]) -> [Section] {
+            var sections = old
+            var movedObjects: [ResultPosition: ObjectID] = [:]
+            for move in changes.moved { movedObjects[move.to] = old[move.from.section].ids[move.from.item] }
+            for position in (changes.deleted + changes.moved.map(\.from)).sorted(by: >) {
+                sections[position.section].ids.remove(at: position.item)
+            }
+            for section in changes.deletedSections.sorted(by: >) { sections.remove(at: section) }
+            for section in changes.insertedSections.sorted() { sections.insert(new[section], at: section) }
+            for position in (changes.inserted + changes.moved.map(\.to)).sorted() {
+                let id = movedObjects[position] ?? new[position.section].ids[position.item]
+                sections[position.section].ids.insert(id, at: position.item)
+            }
+            return sections
+        }
+
+        /// What was delivered last, once the deliveries scheduled so far have run.
+        var state: (sections: [Section], changes: ResultsChanges, deliveries: Int, problems: [String]) {
+            queue.sync { (delivered, lastChanges, count, problems) }
+        }
+
+        /// Waits (up to `seconds`) for a delivery after the `count`th.
+        func waitForDelivery(after count: Int, seconds: Double = 5) -> Bool {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if state.deliveries > count { return true }
+                usleep(5_000)
+            }
+            return false
+        }
+
+        func stop() {
+            queue.sync {
+                handle?.cancel()
+                handle = nil
+                context = nil
+            }
+        }
+    }
+
+    static func student(_ first: String, _ last: String, in context: ObjectContext) -> Student {
+        Student(in: context, first_name: first, id: UUID(), last_name: last)
+    }
+
+    static func find(_ first: String, in context: ObjectContext) throws -> Student {
+        try #require(try context.fetch(FetchRequest<Student>(predicate: \Student.first_name == first)).first)
+    }
+
+    @Test(arguments: Backend.allCases) func everyKindOfChangeIsDeliveredAsATableViewApplies(_ backend: Backend) throws {
+        try TemporaryStore.with(GradeBookModel.model, on: backend) { store, _ in
+            let writer = store.newContext()
+            for (first, last) in [("ada", "lovelace"), ("alan", "turing"), ("grace", "hopper"), ("zoe", "hopper")] {
+                _ = Self.student(first, last, in: writer)
+            }
+            try writer.save()
+            let observer = try Observer(store)
+            defer { observer.stop() }
+            var state = observer.state
+            #expect(state.sections == (try Self.expected(store)))
+            #expect(state.sections.map(\.name) == ["hopper", "lovelace", "turing"])
+            #expect(state.changes.insertedSections == [0, 1, 2])
+
+            func step(_ what: String, _ change: () throws -> Void, check: (ResultsChanges) -> Void) throws {
+                let before = observer.state.deliveries
+                try change()
+                try writer.save()
+                state = observer.state
+                #expect(state.deliveries == before + 1, "\(what): one delivery")
+                #expect(state.problems.isEmpty, "\(what): \(state.problems)")
+                #expect(state.sections == (try Self.expected(store)), "\(what)")
+                check(state.changes)
+            }
+            try step("insert inside the predicate", { _ = Self.student("ella", "hopper", in: writer) }) { changes in
+                #expect(changes.inserted == [ResultPosition(section: 0, item: 0)])
+                #expect(changes.deleted.isEmpty && changes.moved.isEmpty && changes.updated.isEmpty)
+            }
+            let deliveries = observer.state.deliveries
+            _ = Self.student("otto", "hopper", in: writer)
+            try writer.save()
+            #expect(observer.state.deliveries == deliveries, "an insert outside the predicate changes nothing")
+            try step("a sort key moves within a section", { try Self.find("ella", in: writer).first_name = "hanna" }) { changes in
+                #expect(changes.moved == [ResultsChanges.Move(from: ResultPosition(section: 0, item: 0), to: ResultPosition(section: 0, item: 1))])
+                #expect(changes.updated == [ResultPosition(section: 0, item: 1)])
+            }
+            try step("an update in place", { try Self.find("alan", in: writer).id = UUID() }) { changes in
+                #expect(changes.updated == [ResultPosition(section: 2, item: 0)])
+                #expect(changes.moved.isEmpty && changes.inserted.isEmpty && changes.deleted.isEmpty)
+            }
+            try step("a move between sections", { try Self.find("hanna", in: writer).last_name = "lovelace" }) { changes in
+                #expect(changes.moved == [ResultsChanges.Move(from: ResultPosition(section: 0, item: 1), to: ResultPosition(section: 1, item: 1))])
+            }
+            try step("leaving the predicate", { try Self.find("grace", in: writer).first_name = "xena" }) { changes in
+                // The section "hopper" had only grace left: it goes, item and all.
+                #expect(changes.deletedSections == [0])
+                #expect(changes.deleted.isEmpty)
+            }
+            try step("entering the predicate", { try Self.find("otto", in: writer).first_name = "bea" }) { changes in
+                #expect(changes.insertedSections == [0])
+                #expect(changes.inserted.isEmpty)
+            }
+            try step("a delete", { writer.delete(try Self.find("ada", in: writer)) }) { changes in
+                #expect(changes.deleted == [ResultPosition(section: 1, item: 0)])
+            }
+            try step("many changes in one save", {
+                for index in 0..<300 { _ = Self.student(String(UnicodeScalar(UInt8(97 + index % 26))) + "\(index)", "family\(index % 7)", in: writer) }
+                writer.delete(try Self.find("alan", in: writer))
+                try Self.find("hanna", in: writer).last_name = "family3"
+            }) { changes in
+                #expect(!changes.insertedSections.isEmpty)
+            }
+        }
+    }
+}
