@@ -72,7 +72,9 @@ import Testing
                 shown = now
             } else {
                 shown = Self.apply(results.changes, to: shown, new: now)
-                if shown != now { problems.append("the changes \(results.changes) applied give \(shown), not \(now)") }
+                if shown != now {
+                    problems.append(String("the changes \(results.changes) applied give \(shown), not \(now)".prefix(1_500)))
+                }
                 shown = now
             }
             delivered = now
@@ -191,6 +193,173 @@ import Testing
             }) { changes in
                 #expect(!changes.insertedSections.isEmpty)
             }
+        }
+    }
+}
+
+/// Observed results fed by other contexts and other processes, as an asynchronous sequence too;
+/// objects handed across contexts and processes by identifier.
+@Suite struct ObservedResultsAcrossTests {
+    @Test(.timeLimit(.minutes(1)), arguments: Backend.allCases)
+    func theSequenceDeliversABackgroundContextsSave(_ backend: Backend) async throws {
+        try await TemporaryStore.with(GradeBookModel.model, on: backend) { store in
+            let main = store.newContext()
+            var results = ResultsObservation(
+                FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.last_name)])
+            ).values(in: main).makeAsyncIterator()
+            let initial = try #require(try await results.next())
+            #expect(initial.isInitial && initial.objects.isEmpty)
+            let id = try await store.perform { context in
+                let student = ObservedResultsTests.student("ada", "lovelace", in: context)
+                try context.save()
+                return student.objectID
+            }
+            let next = try #require(try await results.next())
+            #expect(next.objects.map(\.objectID) == [id])
+            #expect(next.changes.inserted == [ResultPosition(section: 0, item: 0)])
+            #expect(next.objects.first?.context === main, "delivered in the observing context")
+            try await store.perform { context in
+                try context.existingObject(with: id, as: Student.self).last_name = "byron"
+                try context.save()
+            }
+            let renamed = try #require(try await results.next())
+            #expect(renamed.changes.updated == [ResultPosition(section: 0, item: 0)])
+            #expect(renamed.objects.first?.last_name == "byron", "the object was merged into the observing context")
+        }
+    }
+
+    @Test(arguments: Backend.allCases) func anotherProcessesSavesAreObservedAndObjectsCrossByTheirText(_ backend: Backend) throws {
+        guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
+        defer { cleanup() }
+        let store = try location.open(GradeBookModel.model, options: .init(externalChangeInterval: 0.02))
+        let observer = try ObservedResultsTests.Observer(store)
+        defer { observer.stop() }
+        // A student added by another process reaches the results; its identifier's text names it here.
+        let before = observer.state.deliveries
+        let added = try StressTool.run(["add-student", "--store", location.argument, "--first", "bea", "--last", "curie"])
+        let text = try #require(added["object"] as? String)
+        #expect(observer.waitForDelivery(after: before), "another process's insert is delivered")
+        #expect(observer.state.sections == (try ObservedResultsTests.expected(store)))
+        let context = store.newContext()
+        let id = try #require(ObjectID(stringValue: text))
+        let student = try context.existingObject(with: id, as: Student.self)
+        #expect(student.first_name == "bea" && student.objectID == id)
+
+        // One made here, changed there through its text, then deleted there.
+        let local = ObservedResultsTests.student("cleo", "curie", in: context)
+        try context.save()
+        let localText = local.objectID.stringValue
+        var count = observer.state.deliveries
+        _ = try StressTool.run(["edit-student", "--store", location.argument, "--object", localText, "--first", "dora"])
+        #expect(observer.waitForDelivery(after: count))
+        #expect(observer.state.sections == (try ObservedResultsTests.expected(store)))
+        count = observer.state.deliveries
+        _ = try StressTool.run(["edit-student", "--store", location.argument, "--object", localText, "--delete"])
+        #expect(observer.waitForDelivery(after: count))
+        #expect(observer.state.sections == (try ObservedResultsTests.expected(store)))
+        let fresh = store.newContext()
+        let missing = #expect(throws: DatabaseError.self) { try fresh.existingObject(with: local.objectID) }
+        #expect(missing?.code == .missingObject)
+        #expect(fresh.object(with: local.objectID) == nil)
+        // The other process cannot find it either.
+        let gone = try StressTool.start(["edit-student", "--store", location.argument, "--object", localText, "--first", "x"]).finish()
+        #expect(gone.status == 3 && gone.stdout.contains("missingObject"))
+    }
+
+    @Test func objectIdentifiersHaveOneTextEach() {
+        for id in [ObjectID(entityID: 3, rowID: 42), ObjectID(entityID: 0, rowID: 1), ObjectID(entityID: 7, rowID: -5)] {
+            #expect(ObjectID(stringValue: id.stringValue) == id)
+        }
+        #expect(ObjectID(entityID: 3, rowID: 42).stringValue == "3/42")
+        #expect(ObjectID(entityID: 3, rowID: -2).stringValue == "3/t2")
+        for text in ["", "3", "3/", "/4", "3/0", "3/-4", "3/+4", "03/4", "3/04", "3/t", "3/t0", "x/4", "3/4/5", "3/ 4"] {
+            #expect(ObjectID(stringValue: text) == nil, "\(text)")
+        }
+    }
+
+    @Test func objectsAreFoundByIdentifierInAnyContext() throws {
+        try TemporaryStore.with(GradeBookModel.model) { store, _ in
+            let first = store.newContext()
+            let quiz = Quiz(in: first, id: UUID(), name: "algebra")
+            let unsaved = quiz.objectID
+            #expect(try first.existingObject(with: unsaved) === quiz, "a temporary identifier resolves in its context")
+            #expect(store.newContext().object(with: unsaved) == nil, "and nowhere else")
+            try first.save()
+            let second = store.newContext()
+            let copy = try second.existingObject(with: quiz.objectID, as: Quiz.self)
+            #expect(copy !== quiz && copy.name == "algebra")
+            #expect(try second.existingObject(with: quiz.objectID) === copy, "one object per row per context")
+            #expect(second.object(with: quiz.objectID, as: Student.self) == nil)
+            let notAStudent = #expect(throws: DatabaseError.self) { try second.existingObject(with: quiz.objectID, as: Student.self) }
+            #expect(notAStudent?.code == .wrongType)
+            let noEntity = #expect(throws: DatabaseError.self) { try second.existingObject(with: ObjectID(entityID: 99, rowID: 1)) }
+            #expect(noEntity?.code == .misuse)
+            // An identifier of another entity's row number: not this quiz.
+            #expect(second.object(with: ObjectID(entityID: try #require(store.model.entities.first { $0.name == "Student" }).entityID, rowID: quiz.objectID.rowID)) == nil)
+        }
+    }
+}
+
+/// The store's stream of saves and a context's notifications of its objects' changes.
+@Suite struct ChangeNotificationTests {
+    @Test(.timeLimit(.minutes(1)), arguments: Backend.allCases) func theStoreTellsOfEverySave(_ backend: Backend) async throws {
+        try await TemporaryStore.with(GradeBookModel.model, on: backend) { store in
+            var changes = store.changes.makeAsyncIterator()
+            let context = store.newContext()
+            let ada = ObservedResultsTests.student("ada", "lovelace", in: context)
+            let alan = ObservedResultsTests.student("alan", "turing", in: context)
+            try context.save()
+            let first = try #require(await changes.next())
+            #expect(Set(first.inserted) == [ada.objectID, alan.objectID])
+            #expect(first.updated.isEmpty && first.deleted.isEmpty && first.isComplete && first.isLocal)
+            #expect(store.entity(first.inserted[0].entityID)?.name == "Student")
+            ada.first_name = "augusta"
+            context.delete(alan)
+            let deleted = alan.objectID
+            try context.save()
+            let second = try #require(await changes.next())
+            #expect(second.updated == [ada.objectID] && second.deleted == [deleted] && second.inserted.isEmpty)
+            // A save that changes nothing is no save.
+            try context.save()
+            let other = store.newContext()
+            _ = ObservedResultsTests.student("grace", "hopper", in: other)
+            try other.save()
+            let third = try #require(await changes.next())
+            #expect(third.inserted.count == 1)
+        }
+    }
+
+    @Test func aContextReportsItsSavesMergesAndRollbacks() throws {
+        try TemporaryStore.with(GradeBookModel.model) { store, _ in
+            let context = store.newContext()
+            var reports: [ObjectsDidChange] = []
+            let handle = context.observeObjects { reports.append($0) }
+            let ada = ObservedResultsTests.student("ada", "lovelace", in: context)
+            let alan = ObservedResultsTests.student("alan", "turing", in: context)
+            try context.save()
+            #expect(reports.count == 1 && reports[0].reason == .saved)
+            #expect(reports[0].inserted.map(ObjectIdentifier.init) == [ada, alan].map(ObjectIdentifier.init))
+            ada.first_name = "augusta"
+            try context.save()
+            #expect(reports.count == 2 && reports[1].updated.first === ada && reports[1].inserted.isEmpty)
+            // Another context's save, merged: the object read again, the deleted one gone.
+            let other = store.newContext()
+            try other.existingObject(with: alan.objectID, as: Student.self).last_name = "mathison"
+            try other.save()
+            context.mergeChangesFromStore()
+            #expect(reports.count == 3 && reports[2].reason == .merged && reports[2].updated.first === alan)
+            other.delete(try other.existingObject(with: ada.objectID))
+            try other.save()
+            context.mergeChangesFromStore()
+            #expect(reports.count == 4 && reports[3].deleted.first === ada)
+            alan.first_name = "al"
+            context.rollback()
+            #expect(reports.count == 5 && reports[4].reason == .rolledBack && reports[4].updated.first === alan)
+            #expect(alan.first_name == "alan")
+            handle.cancel()
+            _ = ObservedResultsTests.student("bea", "curie", in: context)
+            try context.save()
+            #expect(reports.count == 5, "nothing after cancel")
         }
     }
 }

@@ -1,9 +1,11 @@
 extension ObjectContext {
     /// Brings this context's objects up to date with what other contexts saved: changed objects
     /// without unsaved changes here are read again, deleted ones leave the context, and
-    /// relationships are read again when next used. Objects with unsaved changes keep them (their
+    /// relationships are read again when next used. Saves of other processes to a SQLite file
+    /// are noticed but not listed: then every object without unsaved changes is read again. Objects with unsaved changes keep them (their
     /// save then meets the version conflict, which `mergePolicy` decides).
     public func mergeChangesFromStore() {
+        store.externalChanges?.check()
         let (changes, complete, next) = store.changeLog.changes(since: seenChanges)
         seenChanges = next
         let foreign = changes.filter { $0.origin != ObjectIdentifier(self) }

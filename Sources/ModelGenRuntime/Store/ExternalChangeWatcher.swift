@@ -1,37 +1,51 @@
 import Foundation
 
 /// Notices saves that other processes (or other stores in this process) make to the same SQLite
-/// file: while the store has subscribers, a thread asks SQLite every `interval` whether another
-/// connection committed (`PRAGMA data_version`, one integer, no table read) and records such a
-/// commit in the store's change log as a change whose objects are not listed. Contexts merging
-/// it refresh their objects; observed results fetch again.
+/// file: SQLite counts other connections' commits (`PRAGMA data_version`, one integer, no table
+/// read), and a count that moved is recorded in the store's change log as a change whose objects
+/// are not listed — contexts merging it read their objects again, observed results fetch again.
+///
+/// The count is checked when a context merges (`mergeChangesFromStore()`, so automatic merging
+/// sees other processes' saves too), and every `interval` on a thread of its own while the store
+/// has subscribers (observed results, `observeChanges`), which must hear of saves unasked.
 final class ExternalChangeWatcher: @unchecked Sendable {
     private weak var store: PersistentStore?
     private let interval: TimeInterval
     private let lock = NSLock()
     private var isRunning = false
+    /// The count last seen.
+    private var seen: Int64?
     /// The origin of the changes it records: no context has it.
     private let origin = ObjectIdentifier(ExternalChangeWatcher.self)
 
     init(store: PersistentStore, interval: TimeInterval) {
         self.store = store
         self.interval = interval
+        seen = try? Self.dataVersion(store)
+    }
+
+    /// Records a change when another connection committed since the last check.
+    func check() {
+        guard let store, let now = try? Self.dataVersion(store) else { return }
+        lock.lock()
+        let moved = seen != nil && seen != now
+        seen = now
+        lock.unlock()
+        if moved { store.changeLog.record(origin: origin, changes: nil, isLocal: false) }
     }
 
     /// Starts the thread unless it runs; it ends once nobody subscribes.
     func start() {
         lock.lock()
         defer { lock.unlock() }
-        guard !isRunning, let store else { return }
+        guard !isRunning, store != nil else { return }
         isRunning = true
-        let baseline = try? Self.dataVersion(store)
-        let thread = Thread { [self] in watch(from: baseline) }
+        let thread = Thread { [self] in watch() }
         thread.name = "modelgen external changes"
         thread.start()
     }
 
-    private func watch(from baseline: Int64?) {
-        var seen = baseline
+    private func watch() {
         while true {
             Thread.sleep(forTimeInterval: interval)
             lock.lock()
@@ -41,9 +55,7 @@ final class ExternalChangeWatcher: @unchecked Sendable {
                 return
             }
             lock.unlock()
-            guard let now = try? Self.dataVersion(store) else { continue }
-            if let seen, now != seen { store.changeLog.record(origin: origin, changes: nil, isLocal: false) }
-            seen = now
+            check()
         }
     }
 
