@@ -46,6 +46,10 @@ struct KernelUsage {
     static func - (end: KernelUsage, start: KernelUsage) -> KernelUsage {
         KernelUsage(pageFaults: end.pageFaults - start.pageFaults, milliseconds: end.milliseconds - start.milliseconds)
     }
+
+    static func + (lhs: KernelUsage, rhs: KernelUsage) -> KernelUsage {
+        KernelUsage(pageFaults: lhs.pageFaults + rhs.pageFaults, milliseconds: lhs.milliseconds + rhs.milliseconds)
+    }
 }
 
 enum Clock {

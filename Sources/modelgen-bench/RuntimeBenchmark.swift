@@ -248,6 +248,8 @@ enum RuntimeBenchmark {
             try context.save()
         }
         phases.append(phase("update+save", runtimeUpdate, rawUpdate) { $0.updateAll() })
+        phases.append(try observePhase(store, context, items, moves: false))
+        phases.append(try observePhase(store, context, items, moves: true))
 
         let rawDelete = Clock.timeWithKernel { raw.deleteAll() }
         let runtimeDelete = try Clock.timeWithKernel {
@@ -258,6 +260,75 @@ enum RuntimeBenchmark {
         precondition(checksum == 0, "the runtime and the raw API read different values")
         precondition(raw.keySink > 0, "the raw API read no keys")
         return phases
+    }
+}
+
+extension RuntimeBenchmark {
+    /// "observe": saves of one changed object each, timed with every object of the store observed
+    /// (sorted by price) — after each save, the observation's next results and change set, in
+    /// another context, are awaited — against the same saves with nothing observing. The change
+    /// is to the quantity (the object keeps its place), or with `moves` to the price (each save
+    /// moves the object somewhere else among the 100,000: "observe (moves)"). The baseline here is the runtime itself:
+    /// what observing adds to a save. Saves and observation run in one task (the observation's
+    /// work is timed, not a thread's wake-up), in five alternating rounds of each (this machine's
+    /// speed drifts; each observed round starts a new observation, its first fetch not timed).
+    static func observePhase(_ store: PersistentStore, _ context: ObjectContext, _ items: [BenchItem], moves: Bool) throws -> Phase {
+        let (rounds, perRound) = (5, min(200, items.count / 10))
+        var saved = 0
+        func save() throws {
+            let item = items[(saved * 7_919) % items.count]
+            if moves {
+                item.price = Double((saved * 104_729) % items.count) * 0.5 + 0.25
+            } else {
+                item.quantity += 1
+            }
+            saved += 1
+            try context.save()
+        }
+        let observation = ResultsObservation(FetchRequest<BenchItem>(sortDescriptors: [ObjectSortDescriptor(\BenchItem.price)]))
+        return try blocking {
+            var plain = Phase.Timing(0, KernelUsage(pageFaults: 0, milliseconds: 0))
+            var observed = plain
+            func add(_ total: inout Phase.Timing, _ start: (UInt64, KernelUsage)) {
+                total.milliseconds += Double(DispatchTime.now().uptimeNanoseconds - start.0) / 1e6
+                total.kernel = total.kernel + (KernelUsage.now() - start.1)
+            }
+            for _ in 0..<rounds {
+                let plainStart = (DispatchTime.now().uptimeNanoseconds, KernelUsage.now())
+                for _ in 0..<perRound { try save() }
+                add(&plain, plainStart)
+
+                var results = observation.values(in: store.newContext()).makeAsyncIterator()
+                _ = try await results.next()
+                let observedStart = (DispatchTime.now().uptimeNanoseconds, KernelUsage.now())
+                for _ in 0..<perRound {
+                    try save()
+                    let next = try await results.next()
+                    precondition(next?.objects.count == items.count && next?.changes.updated.count == 1, "the observation missed a save")
+                }
+                add(&observed, observedStart)
+            }
+            return Phase(name: moves ? "observe (moves)" : "observe", observed, plain)
+        }
+    }
+
+    /// Runs `body` in a task and waits for it: the whole of `body` runs on one thread of the
+    /// pool as long as it does not suspend (an observation's `next()` does not when the save it
+    /// waits for has been made).
+    static func blocking<T>(_ body: () async throws -> T) throws -> T {
+        var result: Result<T, any Error>?
+        let semaphore = DispatchSemaphore(value: 0)
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let body = body
+            nonisolated(unsafe) var outcome: Result<T, any Error>?
+            Task {
+                do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+                semaphore.signal()
+            }
+            semaphore.wait()
+            result = outcome
+        }
+        return try result!.get()
     }
 }
 

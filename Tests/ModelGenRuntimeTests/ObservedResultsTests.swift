@@ -363,3 +363,30 @@ import Testing
         }
     }
 }
+
+/// How observed results are kept: objects the saves name are placed again without fetching the
+/// request again, whatever the result's size.
+@Suite struct ResultsTrackerTests {
+    @Test func savesOfListedObjectsArePlacedNotFetchedAgain() throws {
+        try TemporaryStore.with(GradeBookModel.model) { store, _ in
+            let writer = store.newContext()
+            var students: [Student] = []
+            for index in 0..<2_000 { students.append(ObservedResultsTests.student("s\(index % 97)", "l\(index % 13)", in: writer)) }
+            try writer.save()
+            let tracker = ResultsTracker(
+                context: store.newContext(),
+                request: FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]), sectionSlot: nil)
+            _ = try tracker.start()
+            #expect(tracker.objects.count == 2_000)
+            for index in 0..<200 {
+                students[(index * 7) % students.count].first_name = "t\(index)"
+                try writer.save()
+                let changes = try #require(try tracker.update(), "save \(index) changed the results")
+                #expect(changes.updated.count == 1)
+            }
+            #expect(tracker.placingUpdates == 200 && tracker.refetchingUpdates == 0)
+            let expected = try store.newContext().fetch(FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]))
+            #expect(tracker.objects.map(\.objectID) == expected.map(\.objectID))
+        }
+    }
+}

@@ -5,7 +5,7 @@ extension ObjectContext {
     /// are noticed but not listed: then every object without unsaved changes is read again. Objects with unsaved changes keep them (their
     /// save then meets the version conflict, which `mergePolicy` decides).
     public func mergeChangesFromStore() {
-        store.externalChanges?.check()
+        store.externalChanges?.checkUnlessWatching()
         let (changes, complete, next) = store.changeLog.changes(since: seenChanges)
         seenChanges = next
         let foreign = changes.filter { $0.origin != ObjectIdentifier(self) }
@@ -45,9 +45,18 @@ extension ObjectContext {
                 if refreshIgnoringMissing(object) { report?.updated.append(object) } else { report?.deleted.append(object) }
             }
         }
-        // To-many relationships may have gained or lost members: read them again when used.
-        registered.forEach { object in
-            if object.relationshipMask == 0 && !object.links.isEmpty { object.links = [] }
+        // To-many relationships may have gained or lost members: read them again when used —
+        // when some object here has relationships loaded and a changed object's entity takes
+        // part in a relationship.
+        let touchesRelationships =
+            refreshAll
+            || foreign.contains { change in
+                (change.inserted + change.updated + change.deleted).contains { store.relatedEntityIDs.contains($0.entityID) }
+            }
+        if hasLinks && touchesRelationships {
+            registered.forEach { object in
+                if object.relationshipMask == 0 && !object.links.isEmpty { object.links = [] }
+            }
         }
         if let report { tellObservers(report) }
     }

@@ -27,10 +27,9 @@ extension ObjectContext {
         guard let entity = store.entity(id.entityID) else {
             throw DatabaseError(.misuse, "the model \(store.model.name) has no entity numbered \(id.entityID) (object \(id.stringValue))")
         }
-        let sql =
-            "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ? AND \"_entity\" = \(id.entityID)"
-        let rows = try materializeRows(sql, parameters: [.key(id.rowID)], as: entity)
-        guard let object = rows.first else {
+        // The row of that number, if it is of that entity (not of another sharing the table).
+        let rows = try materializeRows(entity.selectRowSQL, parameters: [.key(id.rowID)], as: entity)
+        guard let object = rows.first, object.objectID.entityID == id.entityID else {
             throw DatabaseError(.missingObject, "\(entity.name) \(id.stringValue) is not in the store", entity: entity.name)
         }
         return object

@@ -381,9 +381,8 @@ public final class ObjectContext {
     public func refresh(_ object: ManagedObject) throws(DatabaseError) {
         guard !object.objectID.isTemporary else { return }
         let entity = type(of: object).entityDescription
-        let sql = "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?"
         try store.withConnection { connection throws(DatabaseError) in
-            let statement = try connection.cachedStatement(sql)
+            let statement = try connection.cachedStatement(entity.selectRowSQL)
             statement.bind(object.objectID.rowID, at: 1)
             guard try statement.step() else {
                 throw DatabaseError(.missingObject, "\(entity.name) \(object.objectID) is no longer in the store", entity: entity.name)

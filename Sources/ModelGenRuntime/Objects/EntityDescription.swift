@@ -62,6 +62,8 @@ public final class EntityDescription: Sendable {
     public let isAbstract: Bool
 
     let selectColumnsSQL: String
+    /// The SELECT of one row of this entity's columns by `_pk` (`refresh`, objects by identifier).
+    let selectRowSQL: String
     /// The same columns with `NULL` for `_entity`, when a fetch's rows can only be of this entity
     /// (it has no sub-entities; else nil): one column fewer for SQLite to decode per row.
     let selectColumnsOwnRowsSQL: String?
@@ -113,6 +115,7 @@ public final class EntityDescription: Sendable {
         self.objectType = objectType
         let quotedTable = Self.quoted(table)
         selectColumnsSQL = (["_pk", "_entity", "_version"] + columns).map(Self.quoted).joined(separator: ", ")
+        selectRowSQL = "SELECT \(selectColumnsSQL) FROM \(quotedTable) WHERE \"_pk\" = ?"
         selectColumnsOwnRowsSQL =
             self.fetchedEntityIDs == [entityID] ? (["\"_pk\"", "NULL", "\"_version\""] + columns.map(Self.quoted)).joined(separator: ", ") : nil
         let foreignKeys = relationships.compactMap(\.foreignKeyColumn)

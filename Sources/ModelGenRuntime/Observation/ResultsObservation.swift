@@ -74,7 +74,8 @@ public struct ResultsObservation<T: ManagedObject> {
         }
         let delivery = Delivery(ResultsTracker(context: context, request: request, sectionSlot: sectionSlot), queue, onChange, onError)
         let subscription = context.store.subscribe { _ in delivery.schedule() }
-        onChange(try delivery.tracker.start())
+        let initial = try delivery.tracker.start()
+        onChange(delivery.tracker.results(initial, isInitial: true))
         return ObservationHandle {
             delivery.cancel()
             subscription.cancel()
@@ -91,7 +92,7 @@ public struct ResultsObservation<T: ManagedObject> {
 
 /// Runs a callback observation's updates on its queue, one scheduled at a time.
 private final class Delivery<T: ManagedObject>: @unchecked Sendable {
-    let tracker: ResultsTracker<T>
+    let tracker: ResultsTracker
     private let queue: DispatchQueue
     private let onChange: (ObservedResults<T>) -> Void
     private let onError: (DatabaseError) -> Void
@@ -100,7 +101,7 @@ private final class Delivery<T: ManagedObject>: @unchecked Sendable {
     private var isCancelled = false
 
     init(
-        _ tracker: ResultsTracker<T>, _ queue: DispatchQueue, _ onChange: @escaping (ObservedResults<T>) -> Void,
+        _ tracker: ResultsTracker, _ queue: DispatchQueue, _ onChange: @escaping (ObservedResults<T>) -> Void,
         _ onError: @escaping (DatabaseError) -> Void
     ) {
         self.tracker = tracker
@@ -126,7 +127,7 @@ private final class Delivery<T: ManagedObject>: @unchecked Sendable {
         lock.unlock()
         guard !cancelled else { return }
         do {
-            if let results = try tracker.update() { onChange(results) }
+            if let changes = try tracker.update() { onChange(tracker.results(changes, isInitial: false)) }
         } catch {
             onError(error)
         }
@@ -153,7 +154,7 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
     public struct Iterator: AsyncIteratorProtocol {
         private let observation: ResultsObservation<T>
         private let context: ObjectContext
-        private var tracker: ResultsTracker<T>?
+        private var tracker: ResultsTracker?
         private let signal = ChangeSignal()
         private var subscription: ObservationHandle?
 
@@ -177,7 +178,7 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
                 let signal = signal
                 subscription = context.store.subscribe { _ in signal.raise() }
                 tracker = made
-                return try made.start()
+                return made.results(try made.start(), isInitial: true)
             }
             while true {
                 await signal.wait()
@@ -185,7 +186,7 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
                     subscription?.cancel()
                     return nil
                 }
-                if let results = try tracker.update() { return results }
+                if let changes = try tracker.update() { return tracker.results(changes, isInitial: false) }
             }
         }
     }
@@ -209,8 +210,19 @@ final class ChangeSignal: @unchecked Sendable {
         }
     }
 
-    /// Returns once raised (lowering it), or when the task is cancelled.
+    /// Lowers the flag; whether it was raised.
+    private func lower() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let raised = isRaised
+        isRaised = false
+        return raised
+    }
+
+    /// Returns once raised (lowering it), or when the task is cancelled; at once, without
+    /// suspending, when it is raised already.
     func wait() async {
+        if lower() { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.lock()

@@ -9,7 +9,8 @@ struct CompiledPredicate<T: ManagedObject> {
     /// What SQL could not express exactly; objects must also pass it.
     var residue: PredicateCondition?
 
-    init(_ condition: PredicateCondition, _ dialect: StoreDialect) {
+    /// `entity`: the entity the condition is of (`T`'s, unless `T` is a base class standing for it).
+    init(_ condition: PredicateCondition, _ dialect: StoreDialect, entity: EntityDescription = T.entityDescription) {
         // The conjuncts SQL expresses exactly go to SQL; the others are checked in memory, which
         // keeps the result exact: SQL only narrows by conditions the objects must meet anyway.
         var parts: [String] = []
@@ -17,7 +18,7 @@ struct CompiledPredicate<T: ManagedObject> {
         var rest: [PredicateCondition] = []
         for term in Self.conjuncts(condition) {
             var added: [SQLArgument] = []
-            if let fragment = Self.fragment(term, T.entityDescription, dialect, &added) {
+            if let fragment = Self.fragment(term, entity, dialect, &added) {
                 parts.append(fragment)
                 parameters += added
             } else {

@@ -18,15 +18,18 @@ struct StoreChanges: Sendable {
 /// The objects one save inserted, updated and deleted.
 typealias SavedChanges = (inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID])
 
-/// The store's recent saves, for contexts to merge (thread-safe). Keeps the last
+/// The store's recent saves, for contexts to merge (thread-safe). Keeps at least the last
 /// `capacity`; a context further behind refreshes everything instead.
 final class ChangeLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [StoreChanges] = []
     private var nextSequence = 1
     private let capacity = 256
-    /// Who is told of each save, by subscription number.
-    private var subscribers: [Int: @Sendable (StoreChanges) -> Void] = [:]
+    /// Who is told of each save, by subscription number, and in that order.
+    private var subscribers: [Int: @Sendable (StoreChanges) -> Void] = [:] {
+        didSet { told = subscribers.sorted { $0.key < $1.key }.map(\.value) }
+    }
+    private var told: [@Sendable (StoreChanges) -> Void] = []
     private var nextSubscriber = 1
 
     /// The sequence number the next save gets (a new context has seen everything before it).
@@ -50,8 +53,9 @@ final class ChangeLog: @unchecked Sendable {
             deleted: changes?.deleted ?? [], isLarge: changes == nil, isLocal: isLocal)
         entries.append(entry)
         nextSequence += 1
-        if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
-        let told = subscribers.isEmpty ? [] : subscribers.sorted { $0.key < $1.key }.map(\.value)
+        // Trimmed in steps of `capacity`, not one entry per save (each trim moves the rest).
+        if entries.count >= 2 * capacity { entries.removeFirst(entries.count - capacity) }
+        let told = told
         lock.unlock()
         for subscriber in told { subscriber(entry) }
     }
@@ -82,8 +86,10 @@ final class ChangeLog: @unchecked Sendable {
     func changes(since sequence: Int) -> (changes: [StoreChanges], complete: Bool, next: Int) {
         lock.lock()
         defer { lock.unlock() }
-        let complete = entries.first.map { $0.sequence <= sequence } ?? true || sequence >= nextSequence
-        return (entries.filter { $0.sequence >= sequence }, complete, nextSequence)
+        guard let first = entries.first?.sequence else { return ([], true, nextSequence) }
+        // Sequences are consecutive: the entry of `sequence` is at `sequence - first`.
+        let start = min(max(sequence - first, 0), entries.count)
+        return (Array(entries[start...]), first <= sequence || sequence >= nextSequence, nextSequence)
     }
 }
 

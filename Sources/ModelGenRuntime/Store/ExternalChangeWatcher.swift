@@ -5,9 +5,10 @@ import Foundation
 /// read), and a count that moved is recorded in the store's change log as a change whose objects
 /// are not listed — contexts merging it read their objects again, observed results fetch again.
 ///
-/// The count is checked when a context merges (`mergeChangesFromStore()`, so automatic merging
-/// sees other processes' saves too), and every `interval` on a thread of its own while the store
-/// has subscribers (observed results, `observeChanges`), which must hear of saves unasked.
+/// The count is checked every `interval` on a thread of its own while the store has subscribers
+/// (observed results, `observeChanges`), which must hear of saves unasked; otherwise when a
+/// context merges (`mergeChangesFromStore()`, so automatic merging sees other processes' saves
+/// too).
 final class ExternalChangeWatcher: @unchecked Sendable {
     private weak var store: PersistentStore?
     private let interval: TimeInterval
@@ -32,6 +33,14 @@ final class ExternalChangeWatcher: @unchecked Sendable {
         seen = now
         lock.unlock()
         if moved { store.changeLog.record(origin: origin, changes: nil, isLocal: false) }
+    }
+
+    /// Checks, unless the thread does (then a merge does not wait for the database).
+    func checkUnlessWatching() {
+        lock.lock()
+        let watching = isRunning
+        lock.unlock()
+        if !watching { check() }
     }
 
     /// Starts the thread unless it runs; it ends once nobody subscribes.

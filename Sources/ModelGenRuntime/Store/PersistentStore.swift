@@ -97,6 +97,9 @@ public final class PersistentStore: @unchecked Sendable {
     /// On PostgreSQL: the store's connections.
     var pool: ConnectionPool?
     let entitiesByID: [Int32: EntityDescription]
+    /// The entities whose objects' changes can change a relationship's members: those with
+    /// relationships, and every entity a relationship leads to (with its sub-entities).
+    let relatedEntityIDs: Set<Int32>
     /// Recent saves, for other contexts to merge.
     let changeLog = ChangeLog()
     /// On PostgreSQL: the saves of other stores on the same database and schema, in any process.
@@ -147,6 +150,15 @@ public final class PersistentStore: @unchecked Sendable {
         self.connection = connection
         dialect = connection.dialect
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
+        var related = Set<Int32>()
+        for entity in model.entities where !entity.relationships.isEmpty {
+            related.insert(entity.entityID)
+            for relationship in entity.relationships {
+                related.insert(relationship.destinationEntityID)
+                related.formUnion(entitiesByID[relationship.destinationEntityID]?.fetchedEntityIDs ?? [])
+            }
+        }
+        relatedEntityIDs = related
     }
 
     deinit { changeFeed?.stop() }
