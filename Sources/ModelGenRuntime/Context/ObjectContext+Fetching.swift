@@ -205,6 +205,7 @@ extension ObjectContext {
         }
         let object = objectType.init()
         Self.fill(object, id, rowEntity, hasForeignKeys: rowEntity.hasForeignKeys, from: statement, context: context)
+        if rowEntity.hasLifecycle { object.lifecycle?.awakeFromFetch() }
         return object
     }
 
@@ -236,6 +237,7 @@ struct FetchCursor {
     private let ownType: ManagedObject.Type?
     private let ownEntityID: Int32
     private let ownHasForeignKeys: Bool
+    private let ownHasLifecycle: Bool
     /// The context goes into each object unretained (objects do not keep it alive).
     private let contextReference: Unmanaged<ObjectContext>
     private var previousRow = Int64.min
@@ -253,6 +255,7 @@ struct FetchCursor {
         ownType = entity.objectType ?? type
         ownEntityID = entity.entityID
         ownHasForeignKeys = entity.hasForeignKeys
+        ownHasLifecycle = entity.hasLifecycle
         contextReference = Unmanaged.passUnretained(context)
     }
 
@@ -281,6 +284,7 @@ struct FetchCursor {
                 // The fast path.
                 object = ownType.init()
                 ObjectContext.fill(object, id, entity, hasForeignKeys: ownHasForeignKeys, from: statement, context: contextReference)
+                if ownHasLifecycle { object.lifecycle?.awakeFromFetch() }
             } else {
                 object = try context.makeObject(id, of: entity, from: statement, context: contextReference)
             }

@@ -100,6 +100,7 @@ public final class ObjectContext {
         object.context = self
         // Unsaved objects are found through `insertedObjects`; the identity map holds saved rows.
         insertedObjects.append(object)
+        object.lifecycle?.awakeFromInsert()
     }
 
     func noteUpdate(_ object: ManagedObject) {
@@ -155,6 +156,7 @@ public final class ObjectContext {
         }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         guard hasChanges else { return }
+        callWillSave()
         let work = SaveWork(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
         // Saved objects that were deleted afterwards are only deleted.
         var updated = deletedObjects.isEmpty ? updatedObjects : updatedObjects.filter { !$0.isListedAsDeleted }
@@ -229,6 +231,7 @@ public final class ObjectContext {
         linkChanges.removeAll()
         for object in updatedObjects { object.isListedAsUpdated = false }
         let report = objectObservers.isEmpty ? nil : ObjectsDidChange(reason: .saved, inserted: insertedObjects, updated: updated, deleted: deletedObjects)
+        let saved = store.hasLifecycleHooks ? insertedObjects + updated + deletedObjects : []
         registered.remove(deletedObjects)
         for object in deletedObjects {
             object.isListedAsDeleted = false
@@ -239,6 +242,7 @@ public final class ObjectContext {
         deletedObjects.removeAll()
         // Objects whose version conflict the merge policy resolved hold the merged row.
         for object in conflicts { try? refresh(object) }
+        for object in saved { object.lifecycle?.didSave() }
         if let report { tellObservers(report) }
     }
 
@@ -338,6 +342,7 @@ public final class ObjectContext {
                 if !entity.relationships.isEmpty { check { () throws(DatabaseError) in try validateRelationships(object) } }
             }
         }
+        if store.hasLifecycleHooks { validateWithHooks(inserted: inserted, updated: updated, into: &problems) }
         guard let first = problems.first else { return }
         guard problems.count > 1 else { throw first }
         // A relationship's loading failing is not a validation problem: it goes as it is.
@@ -345,6 +350,17 @@ public final class ObjectContext {
         throw DatabaseError(
             .validation, "\(problems.count) problems: " + problems.map(\.message).joined(separator: "; "), entity: first.entity,
             property: first.property)
+    }
+
+    /// Runs the `validateFor…` hooks of the objects a save writes.
+    private func validateWithHooks(inserted: [ManagedObject], updated: [ManagedObject], into problems: inout [DatabaseError]) {
+        func run(_ object: ManagedObject, _ hook: (any ObjectLifecycle) throws -> Void) {
+            guard let lifecycle = object.lifecycle else { return }
+            do { try hook(lifecycle) } catch { problems.append(Self.validationError(error, object)) }
+        }
+        for object in inserted { run(object) { try $0.validateForInsert() } }
+        for object in updated { run(object) { try $0.validateForUpdate() } }
+        for object in deletedObjects { run(object) { try $0.validateForDelete() } }
     }
 
     /// Forgets every unsaved change: inserted objects leave the context, changed objects are read
@@ -398,5 +414,6 @@ public final class ObjectContext {
             object.isListedAsUpdated = false
             updatedObjects.removeAll { $0 === object }
         }
+        object.lifecycle?.awakeFromFetch()
     }
 }

@@ -62,6 +62,8 @@ public final class EntityDescription: Sendable {
     public let isAbstract: Bool
 
     let selectColumnsSQL: String
+    /// Whether the entity's class conforms to `ObjectLifecycle` (its hooks are called).
+    let hasLifecycle: Bool
     /// The SELECT of one row of this entity's columns by `_pk` (`refresh`, objects by identifier).
     let selectRowSQL: String
     /// The same columns with `NULL` for `_entity`, when a fetch's rows can only be of this entity
@@ -132,6 +134,7 @@ public final class EntityDescription: Sendable {
         hasForeignKeys = !foreignKeys.isEmpty
         hasDenyRule = relationships.contains { $0.deletionRule == .deny }
         bindsBySlot = objectType.map { $0 is any GeneratedEntity.Type } ?? false
+        hasLifecycle = objectType.map { $0 is any ObjectLifecycle.Type } ?? false
         foreignKeyMask = relationships.indices.reduce(0) { mask, index in
             relationships[index].foreignKeyColumn == nil ? mask : mask | Self.bit(index)
         }

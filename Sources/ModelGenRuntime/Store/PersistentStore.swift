@@ -100,6 +100,8 @@ public final class PersistentStore: @unchecked Sendable {
     /// The entities whose objects' changes can change a relationship's members: those with
     /// relationships, and every entity a relationship leads to (with its sub-entities).
     let relatedEntityIDs: Set<Int32>
+    /// Whether any entity's class has lifecycle hooks (else saves skip looking for them).
+    let hasLifecycleHooks: Bool
     /// Recent saves, for other contexts to merge.
     let changeLog = ChangeLog()
     /// On PostgreSQL: the saves of other stores on the same database and schema, in any process.
@@ -159,6 +161,7 @@ public final class PersistentStore: @unchecked Sendable {
             }
         }
         relatedEntityIDs = related
+        hasLifecycleHooks = model.entities.contains(where: \.hasLifecycle)
     }
 
     deinit { changeFeed?.stop() }
