@@ -73,8 +73,8 @@ do {
     case ("items", 0):
         try printItems(context)
     case ("add-user", _):
+        // A new user's `id` comes from `awakeFromInsert` (User.swift).
         let user = context.insert(User.self)
-        user.id = UUID()
         while let option = operands.first {
             guard operands.count >= 2, option == "--name" || option == "--hobby" else {
                 commandLine.fail("add-user takes --name NAME and --hobby HOBBY")
@@ -97,20 +97,25 @@ do {
         try context.save()
         print("Deleted user \(operands[0]).")
     case ("background", 2):
-        context.automaticallyMergesChangesFromStore = true
-        let before = try User.count(in: context)
+        // The main context's list of users follows the store: a background save reaches it as a
+        // change to apply, without reopening the store or fetching again.
+        let list = ResultsObservation(FetchRequest<User>(sortDescriptors: [ObjectSortDescriptor(\User.id, ascending: false)]))
+        var updates = list.values(in: context).makeAsyncIterator()
+        guard let before = try await updates.next() else { commandLine.fail("the list of users ended") }
         let (name, hobby) = (operands[0], operands[1])
         let id = try await store.perform { background in
             let user = background.insert(User.self)
-            user.id = UUID()
             user.name = name
             user.hobby = hobby
             try background.save()
-            return user.id
+            return user.objectID
         }
-        // The same main context, without reopening the store.
-        let seen = try User.first(in: context, where: \User.id == id)
-        print("Main context: \(before) user(s) before, \(try User.count(in: context)) after; sees \(seen?.name ?? "nothing").")
+        guard let after = try await updates.next(), let row = after.changes.inserted.first?.item else {
+            commandLine.fail("the main context's list did not hear of the background save")
+        }
+        let seen = try context.existingObject(with: id, as: User.self)
+        print("Main context: \(before.objects.count) user(s) before, \(after.objects.count) after; sees \(seen.name).")
+        print("The list inserted row \(row + 1) of \(after.objects.count): \(after.objects[row].name).")
     default:
         commandLine.fail("unknown command or wrong number of operands\n\(usage)")
     }

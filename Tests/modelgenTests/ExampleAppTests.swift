@@ -221,8 +221,13 @@ import Testing
             try app.ok("delete-user", ids[1])
             #expect(Set(try app.ok("users")) == ["\(ids[0]) Ada Lovelace (poetry)", "\(ids[2]) Alan (running)"])
             #expect(try app.fails("delete-user", "not-a-uuid").contains("is not a UUID"))
-            // A save in a background context reaches the main context without reopening.
-            #expect(try app.ok("background", "Zed", "chess") == ["Main context: 2 user(s) before, 3 after; sees Zed."])
+            // A save in a background context reaches the main context without reopening, and
+            // its list of users (sorted by id, descending) as an inserted row.
+            let background = try app.ok("background", "Zed", "chess")
+            #expect(background.first == "Main context: 2 user(s) before, 3 after; sees Zed.")
+            let listed = try app.ok("users")
+            let row = try #require(listed.firstIndex { $0.hasSuffix(" Zed (chess)") })
+            #expect(background.dropFirst().first == "The list inserted row \(row + 1) of 3: Zed.")
         }
     }
 }
