@@ -11,6 +11,7 @@ extension ObjectContext {
     /// deletes are taken into account.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
         if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first { throw failure }
+        if let parent { return try fetchInChild(request, from: parent) }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
         let pending = hasChanges
@@ -68,7 +69,7 @@ extension ObjectContext {
         if let failure = request.predicate?.failure { throw failure }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
-        guard !hasChanges else { return try fetch(request).count }
+        guard !hasChanges, parent == nil else { return try fetch(request).count }
         let dialect = store.dialect
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
         guard compiled?.residue == nil else { return try fetch(request).count }

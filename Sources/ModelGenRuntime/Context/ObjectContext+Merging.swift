@@ -104,6 +104,9 @@ public struct ObjectsDidChange {
         /// `rollback()` dropped the unsaved changes: `inserted` left the context, `updated` were
         /// read again, `deleted` are back.
         case rolledBack
+        /// A child context saved into this one: its changes are now this context's unsaved
+        /// changes (`inserted` lists the objects made here for the child's new ones).
+        case childSaved
     }
 
     public var reason: Reason

@@ -20,8 +20,10 @@ extension ObjectContext {
     ///   store's model has no entity of `id`'s number.
     public func existingObject(with id: ObjectID) throws(DatabaseError) -> ManagedObject {
         if let object = registered[id] { return object }
+        if id.isTemporary, let object = insertedObjects.first(where: { $0.objectID == id }) ?? parentInserted[id] { return object }
+        // A child finds it in its parent (with the parent's unsaved values).
+        if let parent { return childObject(for: try parent.existingObject(with: id)) }
         if id.isTemporary {
-            if let object = insertedObjects.first(where: { $0.objectID == id }) { return object }
             throw DatabaseError(.missingObject, "\(id) is a temporary identifier of no object of this context (it was never saved here)")
         }
         guard let entity = store.entity(id.entityID) else {

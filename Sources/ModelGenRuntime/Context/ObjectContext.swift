@@ -6,6 +6,15 @@ import Foundation
 /// Not `Sendable`: a context belongs to the task that made it.
 public final class ObjectContext {
     public let store: PersistentStore
+    /// The context a child context's `save()` pushes into (`nil`: saves go to the store).
+    public let parent: ObjectContext?
+    /// Shared with the parent and children.
+    let temporaryRows: TemporaryRows
+    /// In a child: the parent's object made for each object the child inserted and pushed.
+    var pushed: [ObjectIdentifier: ManagedObject] = [:]
+    /// In a child: copies of the parent's unsaved objects, and the child's own pushed ones, by
+    /// their temporary identifiers.
+    var parentInserted: [ObjectID: ManagedObject] = [:]
     /// Objects by identity: one object per row in this context.
     let registered = IdentityMap()
     /// Set once any object of this context has relationship state (cycles to break at the end).
@@ -32,7 +41,6 @@ public final class ObjectContext {
     func isGone(_ object: ManagedObject) -> Bool {
         object.isListedAsDeleted && (deletionsInProgress.isEmpty || !deletionsInProgress.contains(ObjectIdentifier(object)))
     }
-    private var nextTemporaryRow: Int64 = -1
     /// UPDATE statements by entity and changed-column mask.
     var updateSQL: [UpdateKey: String] = [:]
     /// Objects of the running save whose version conflict the merge policy resolved.
@@ -44,8 +52,10 @@ public final class ObjectContext {
         var relationshipMask: UInt64
     }
 
-    init(store: PersistentStore) {
+    init(store: PersistentStore, parent: ObjectContext? = nil) {
         self.store = store
+        self.parent = parent
+        temporaryRows = parent?.temporaryRows ?? TemporaryRows()
         seenChanges = store.changeLog.current
     }
 
@@ -95,8 +105,8 @@ public final class ObjectContext {
     /// initializers call this).
     public func insert(_ object: ManagedObject) {
         guard object.context == nil, object.objectID.rowID == 0 else { return }
-        object.objectID = ObjectID(entityID: type(of: object).entityDescription.entityID, rowID: nextTemporaryRow)
-        nextTemporaryRow -= 1
+        object.objectID = ObjectID(entityID: type(of: object).entityDescription.entityID, rowID: temporaryRows.next)
+        temporaryRows.next -= 1
         object.context = self
         // Unsaved objects are found through `insertedObjects`; the identity map holds saved rows.
         insertedObjects.append(object)
@@ -105,6 +115,9 @@ public final class ObjectContext {
 
     func noteUpdate(_ object: ManagedObject) {
         guard !object.isListedAsUpdated, !object.isListedAsDeleted else { return }
+        // An unsaved object is an insert, except in a child: there, once pushed, or a copy of the
+        // parent's unsaved object, it is an update of the parent's.
+        if object.objectID.isTemporary && pushed[ObjectIdentifier(object)] == nil && parentInserted[object.objectID] !== object { return }
         object.isListedAsUpdated = true
         updatedObjects.append(object)
     }
@@ -154,6 +167,7 @@ public final class ObjectContext {
             self.recordedError = nil
             throw recordedError
         }
+        if let parent { return try pushToParent(parent) }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         guard hasChanges else { return }
         callWillSave()
@@ -307,7 +321,7 @@ public final class ObjectContext {
     /// relationship counts. Entities without any of those are skipped a run of objects at a time.
     /// Every problem is reported, as Core Data does: one is thrown as it is, several as one
     /// `.validation` error listing them all (entity and property of the first).
-    private func validate(updated: [ManagedObject]) throws(DatabaseError) {
+    func validate(updated: [ManagedObject]) throws(DatabaseError) {
         var problems: [DatabaseError] = []
         func check(_ body: () throws(DatabaseError) -> Void) {
             do { try body() } catch { problems.append(error) }

@@ -226,7 +226,8 @@ open class ManagedObject: Hashable {
     @inline(__always)
     public final func didChange(slot: Int) {
         changedMask |= slot < 63 ? 1 << UInt64(slot) : 1 << 63
-        if !isListedAsUpdated && objectID.rowID > 0, let context { context.noteUpdate(self) }
+        // A child context lists its unsaved objects too (after they are pushed, they are updates).
+        if !isListedAsUpdated, objectID.rowID > 0 || context?.parent != nil, let context { context.noteUpdate(self) }
     }
 
     /// Whether the object has unsaved changes.

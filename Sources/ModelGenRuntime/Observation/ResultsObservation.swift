@@ -72,13 +72,20 @@ public struct ResultsObservation<T: ManagedObject> {
         if let failure = failure ?? request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
             throw failure
         }
-        let delivery = Delivery(ResultsTracker(context: context, request: request, sectionSlot: sectionSlot), queue, onChange, onError)
+        let tracker = ResultsTracker(context: context, request: request, sectionSlot: sectionSlot)
+        let delivery = Delivery(tracker, queue, onChange, onError)
         let subscription = context.store.subscribe { _ in delivery.schedule() }
-        let initial = try delivery.tracker.start()
-        onChange(delivery.tracker.results(initial, isInitial: true))
+        let children = context.observeObjects { change in
+            guard change.reason == .childSaved else { return }
+            tracker.childSaved = true
+            delivery.schedule()
+        }
+        let initial = try tracker.start()
+        onChange(tracker.results(initial, isInitial: true))
         return ObservationHandle {
             delivery.cancel()
             subscription.cancel()
+            children.cancel()
         }
     }
 
@@ -157,6 +164,8 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
         private var tracker: ResultsTracker?
         private let signal = ChangeSignal()
         private var subscription: ObservationHandle?
+        /// Hears of child contexts' saves into the context.
+        private var children: ObservationHandle?
 
         init(observation: ResultsObservation<T>, context: ObjectContext) {
             self.observation = observation
@@ -177,6 +186,11 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
                 let made = ResultsTracker(context: context, request: observation.request, sectionSlot: observation.sectionSlot)
                 let signal = signal
                 subscription = context.store.subscribe { _ in signal.raise() }
+                children = context.observeObjects { [unowned made] change in
+                    guard change.reason == .childSaved else { return }
+                    made.childSaved = true
+                    signal.raise()
+                }
                 tracker = made
                 return made.results(try made.start(), isInitial: true)
             }

@@ -43,6 +43,8 @@ final class ResultsTracker {
     private var sectionCounts: [Int] = []
     /// The change-log sequence seen up to.
     private var seen: Int
+    /// Set when a child context saved into the context since the last update.
+    var childSaved = false
     /// Above this many changed objects, fetching again is cheaper than placing each.
     private let placementLimit: Int
     /// How many updates placed objects and how many fetched again (for tests and tuning).
@@ -130,6 +132,13 @@ final class ResultsTracker {
     func update() throws(DatabaseError) -> ResultsChanges? {
         let (saves, complete, next) = context.store.changeLog.changes(since: seen)
         seen = next
+        if childSaved {
+            // A child pushed changes into the context: unsaved changes, which only a fetch sees.
+            childSaved = false
+            refetchingUpdates += 1
+            let changes = try fetchAgain(updated: [])
+            return changes.isEmpty ? nil : changes
+        }
         guard !saves.isEmpty || !complete else { return nil }
         var inserted: [ObjectID] = []
         var updated: [ObjectID] = []
