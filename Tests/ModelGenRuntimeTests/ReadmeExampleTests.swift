@@ -28,4 +28,31 @@ import ModelGenRuntime
         #expect(smiths.isEmpty)
         #expect(same.map(ObjectIdentifier.init) == [ObjectIdentifier(grade)])
     }
+
+    /// README.md's "Lists that follow the data" example, as written there (the hook's conformance
+    /// aside: it would change `Student` for every test).
+    @Test(.timeLimit(.minutes(1))) func theObservationExampleRuns() async throws {
+        try await TemporaryStore.with(GradeBookModel.model) { store in
+            let context = store.newContext()
+            let student = Student(in: context, first_name: "Ada", id: UUID(), last_name: "Lovelace")
+            try context.save()
+            let observation = ResultsObservation(Student.fetchRequest(), sectionedBy: \.last_name)
+            var shown: [String] = []
+            for try await results in observation.values(in: context) {
+                shown = results.sections.map(\.name)
+                #expect(results.changes.insertedSections == [0])
+                break
+            }
+            #expect(shown == ["Lovelace"])
+            var changes = store.changes.makeAsyncIterator()
+            let other = store.newContext()
+            let text = student.objectID.stringValue
+            let same = try other.existingObject(with: try #require(ObjectID(stringValue: text)), as: Student.self)
+            same.first_name = "Augusta"
+            try other.save()
+            #expect(await changes.next()?.updated.map(\.stringValue) == [text])
+            let form = context.newChildContext()
+            #expect(form.parent === context)
+        }
+    }
 }
