@@ -48,6 +48,11 @@ extension SwiftContextBuilder {
         context.member(Key.isAbstract, entity.isAbstract)
         let isRoot = entity.parent.flatMap { classNames[$0] } == nil
         context.member(Key.isRoot, isRoot)
+        if isRoot {
+            let identity = identity(ofHierarchy: index)
+            context.member(Key.isIdentifiable, identity != .none)
+            context.member(Key.identifiedByObject, identity == .object)
+        }
         // A `category` entity below has no class of its own from the generator: its objects reach
         // this class's overrides, which hand them on to the runtime's (entity, slots, storage).
         let below = entity.subentities.isEmpty ? [] : descendants(of: index).filter { $0 != index }
@@ -177,6 +182,33 @@ extension SwiftContextBuilder {
     }
 
     /// Entity `index` and its sub-entities, recursively.
+    /// How the root class of a hierarchy is `Identifiable`.
+    enum Identity {
+        /// By its own property `id` (an attribute or relationship of the root entity).
+        case property
+        /// By the object (`id` is the object's `ObjectIdentifier`, as Core Data's objects are).
+        case object
+        /// Not: an entity below the root has an `id`, or the root's is of a kind whose Swift
+        /// type may not be `Hashable` (a composite, a transient).
+        case none
+    }
+
+    /// Whether, and by what, the root entity `index`'s class is `Identifiable`.
+    func identity(ofHierarchy index: Int) -> Identity {
+        func hasID(_ entity: Entity) -> Bool {
+            entity.attributes.contains { Self.propertyName($0.name) == "id" } || entity.relationships.contains { Self.propertyName($0.name) == "id" }
+                || entity.fetchedProperties.contains { Self.propertyName($0.name) == "id" }
+        }
+        let root = model.entities[index]
+        if hasID(root) {
+            let stored =
+                root.attributes.contains { Self.propertyName($0.name) == "id" && !$0.isTransient && $0.type != .composite }
+                || root.relationships.contains { Self.propertyName($0.name) == "id" }
+            return stored ? .property : .none
+        }
+        return descendants(of: index).contains { hasID(model.entities[$0]) } ? .none : .object
+    }
+
     private func descendants(of index: Int) -> [Int] {
         var result: [Int] = []
         var pending = [index]

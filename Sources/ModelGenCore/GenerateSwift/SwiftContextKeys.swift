@@ -17,6 +17,8 @@ enum ContextKey {
     static let isCategory = MustacheKey("isCategory")
     static let isAbstract = MustacheKey("isAbstract")
     static let isRoot = MustacheKey("isRoot")
+    static let isIdentifiable = MustacheKey("isIdentifiable")
+    static let identifiedByObject = MustacheKey("identifiedByObject")
     static let callsBase = MustacheKey("callsBase")
     static let categoryBelow = MustacheKey("categoryBelow")
     static let conformsHere = MustacheKey("conformsHere")

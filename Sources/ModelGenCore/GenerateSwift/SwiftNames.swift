@@ -25,7 +25,9 @@ enum SwiftNames {
         "FetchRequest", "ObjectPredicate", "ObjectSortDescriptor", "SortedArray", "Statement", "EntityDescription",
         "AttributeDescription", "RelationshipDescription", "DatabaseError", "ObjectID", "GeneratedEntity",
         "ModelGenRuntime", "Foundation", "Swift", "ColumnValue", "Connection", "StoreDialect", "DeletionRule", "FetchableObject",
-        "GeneratedCodeVersion_0_2", "MergePolicy", "ValueType",
+        "GeneratedCodeVersion_0_2", "MergePolicy", "ValueType", "ObjectLifecycle", "ObjectsDidChange", "ObservationHandle",
+        "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation", "ResultsSection",
+        "StoreChange",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.

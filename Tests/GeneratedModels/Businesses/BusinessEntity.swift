@@ -115,5 +115,10 @@ public final class BusinessEntity: ManagedObject {
 /// typed for `BusinessEntity` and each of its subclasses.
 extension BusinessEntity: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension BusinessEntity: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension BusinessEntity {
 }

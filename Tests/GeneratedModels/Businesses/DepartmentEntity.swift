@@ -115,5 +115,10 @@ public final class DepartmentEntity: ManagedObject {
 /// typed for `DepartmentEntity` and each of its subclasses.
 extension DepartmentEntity: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension DepartmentEntity: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension DepartmentEntity {
 }

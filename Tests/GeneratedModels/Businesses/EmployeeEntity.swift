@@ -137,6 +137,11 @@ public final class EmployeeEntity: ManagedObject {
 /// typed for `EmployeeEntity` and each of its subclasses.
 extension EmployeeEntity: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension EmployeeEntity: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension EmployeeEntity {
 
     /// The fetch request template `EmployeesOfBusiness`.

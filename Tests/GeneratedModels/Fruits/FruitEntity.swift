@@ -77,5 +77,10 @@ public final class FruitEntity: ManagedObject {
 /// typed for `FruitEntity` and each of its subclasses.
 extension FruitEntity: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension FruitEntity: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension FruitEntity {
 }

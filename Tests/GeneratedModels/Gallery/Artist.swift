@@ -100,5 +100,10 @@ public final class Artist: ManagedObject {
 /// typed for `Artist` and each of its subclasses.
 extension Artist: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Artist: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Artist {
 }

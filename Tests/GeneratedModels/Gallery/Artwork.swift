@@ -115,5 +115,10 @@ public class Artwork: ManagedObject {
 /// typed for `Artwork` and each of its subclasses.
 extension Artwork: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Artwork: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Artwork {
 }

@@ -118,6 +118,9 @@ public final class Grade: ManagedObject {
 /// typed for `Grade` and each of its subclasses.
 extension Grade: FetchableObject {}
 
+/// Identified by its `id`.
+extension Grade: Swift.Identifiable {}
+
 extension Grade {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -121,6 +121,9 @@ public final class Quiz: ManagedObject {
 /// typed for `Quiz` and each of its subclasses.
 extension Quiz: FetchableObject {}
 
+/// Identified by its `id`.
+extension Quiz: Swift.Identifiable {}
+
 extension Quiz {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -142,6 +142,9 @@ public final class Student: ManagedObject {
 /// typed for `Student` and each of its subclasses.
 extension Student: FetchableObject {}
 
+/// Identified by its `id`.
+extension Student: Swift.Identifiable {}
+
 extension Student {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -77,5 +77,10 @@ public final class Item: ManagedObject {
 /// typed for `Item` and each of its subclasses.
 extension Item: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Item: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Item {
 }

@@ -63,5 +63,8 @@ extension User: GeneratedEntity {
 /// typed for `User` and each of its subclasses.
 extension User: FetchableObject {}
 
+/// Identified by its `id`.
+extension User: Swift.Identifiable {}
+
 extension User {
 }

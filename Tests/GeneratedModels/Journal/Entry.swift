@@ -140,5 +140,10 @@ public final class Entry: ManagedObject {
 /// typed for `Entry` and each of its subclasses.
 extension Entry: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Entry: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Entry {
 }

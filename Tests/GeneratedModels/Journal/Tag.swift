@@ -100,5 +100,10 @@ public final class Tag: ManagedObject {
 /// typed for `Tag` and each of its subclasses.
 extension Tag: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Tag: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Tag {
 }

@@ -120,6 +120,11 @@ public final class Author: ManagedObject {
 /// typed for `Author` and each of its subclasses.
 extension Author: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Author: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Author {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -114,5 +114,10 @@ public final class Loan: ManagedObject {
 /// typed for `Loan` and each of its subclasses.
 extension Loan: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Loan: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Loan {
 }

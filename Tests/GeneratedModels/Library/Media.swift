@@ -121,5 +121,10 @@ public class Media: ManagedObject {
 /// typed for `Media` and each of its subclasses.
 extension Media: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Media: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Media {
 }

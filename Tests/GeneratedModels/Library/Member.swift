@@ -166,6 +166,11 @@ public final class Member: ManagedObject {
 /// typed for `Member` and each of its subclasses.
 extension Member: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Member: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Member {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -57,5 +57,10 @@ extension Note: GeneratedEntity {
 /// typed for `Note` and each of its subclasses.
 extension Note: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Note: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Note {
 }

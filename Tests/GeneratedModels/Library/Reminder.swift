@@ -91,5 +91,10 @@ public final class Reminder: ManagedObject {
 /// typed for `Reminder` and each of its subclasses.
 extension Reminder: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Reminder: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Reminder {
 }

@@ -100,6 +100,11 @@ public final class Shelf: ManagedObject {
 /// typed for `Shelf` and each of its subclasses.
 extension Shelf: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Shelf: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Shelf {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -97,6 +97,11 @@ public final class Person: ManagedObject {
 /// typed for `Person` and each of its subclasses.
 extension Person: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Person: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Person {
 
     /// The fetch request template `PeopleWithSSN`.

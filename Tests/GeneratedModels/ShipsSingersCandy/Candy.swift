@@ -90,5 +90,10 @@ public final class Candy: ManagedObject {
 /// typed for `Candy` and each of its subclasses.
 extension Candy: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Candy: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Candy {
 }

@@ -120,6 +120,11 @@ public final class Country: ManagedObject {
 /// typed for `Country` and each of its subclasses.
 extension Country: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Country: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Country {
 
     /// The object with these values of a uniqueness constraint, if any.

@@ -97,6 +97,11 @@ public final class Ship: ManagedObject {
 /// typed for `Ship` and each of its subclasses.
 extension Ship: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Ship: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Ship {
 
     /// The fetch request template `ShipsInUniverse`.

@@ -97,5 +97,10 @@ public final class Singer: ManagedObject {
 /// typed for `Singer` and each of its subclasses.
 extension Singer: FetchableObject {}
 
+/// Identified by the object itself (one object per row in a context), as Core Data's objects are.
+extension Singer: Swift.Identifiable {
+    public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
+}
+
 extension Singer {
 }
