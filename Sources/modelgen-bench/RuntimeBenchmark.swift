@@ -315,20 +315,16 @@ extension RuntimeBenchmark {
     /// Runs `body` in a task and waits for it: the whole of `body` runs on one thread of the
     /// pool as long as it does not suspend (an observation's `next()` does not when the save it
     /// waits for has been made).
-    static func blocking<T>(_ body: () async throws -> T) throws -> T {
-        var result: Result<T, any Error>?
+    static func blocking<T>(_ body: @escaping () async throws -> T) throws -> T {
+        nonisolated(unsafe) let body = body
+        nonisolated(unsafe) var outcome: Result<T, any Error>?
         let semaphore = DispatchSemaphore(value: 0)
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let body = body
-            nonisolated(unsafe) var outcome: Result<T, any Error>?
-            Task {
-                do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-                semaphore.signal()
-            }
-            semaphore.wait()
-            result = outcome
+        Task {
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            semaphore.signal()
         }
-        return try result!.get()
+        semaphore.wait()
+        return try outcome!.get()
     }
 }
 
