@@ -364,6 +364,39 @@ import Testing
     }
 }
 
+/// A merge that does not know which objects changed (another process saved to the file) reads
+/// again only the rows whose version moved, and lets go of the rows that are gone.
+@Suite struct UnlistedChangeMergeTests {
+    @Test func onlyChangedRowsAreReadAgain() throws {
+        guard let (location, cleanup) = try TemporaryStore.make(.sqlite) else { return }
+        defer { cleanup() }
+        let store = try location.open(GradeBookModel.model)
+        let context = store.newContext()
+        var students: [Student] = []
+        for index in 0..<600 { students.append(ObservedResultsTests.student("s\(index)", "l", in: context)) }
+        try context.save()
+        var reports: [ObjectsDidChange] = []
+        let handle = context.observeObjects { reports.append($0) }
+        defer { handle.cancel() }
+        // Another store on the file stands for another process: its saves are noticed, not listed.
+        let elsewhere = try location.open(GradeBookModel.model).newContext()
+        let changed = [3, 300, 599]
+        let deleted = [0, 257, 598]
+        for index in changed { try elsewhere.existingObject(with: students[index].objectID, as: Student.self).first_name = "changed \(index)" }
+        for index in deleted { elsewhere.delete(try elsewhere.existingObject(with: students[index].objectID)) }
+        try elsewhere.save()
+        context.mergeChangesFromStore()
+        let report = try #require(reports.last)
+        #expect(report.reason == .merged && !report.isComplete)
+        #expect(Set(report.updated.map(ObjectIdentifier.init)) == Set(changed.map { ObjectIdentifier(students[$0]) }))
+        #expect(Set(report.deleted.map(ObjectIdentifier.init)) == Set(deleted.map { ObjectIdentifier(students[$0]) }))
+        for index in changed { #expect(students[index].first_name == "changed \(index)") }
+        for index in deleted { #expect(students[index].context == nil) }
+        #expect(students[1].first_name == "s1" && students[1].context === context)
+        #expect(try context.count(FetchRequest<Student>()) == 597)
+    }
+}
+
 /// How observed results are kept: objects the saves name are placed again without fetching the
 /// request again, whatever the result's size.
 @Suite struct ResultsTrackerTests {

@@ -34,10 +34,10 @@ extension ObjectContext {
         let clean: (ManagedObject) -> Bool = { $0.changedMask == 0 && $0.relationshipMask == 0 && !$0.isListedAsDeleted }
         if refreshAll {
             var objects: [ManagedObject] = []
-            registered.forEach { objects.append($0) }
-            for object in objects where clean(object) {
-                if refreshIgnoringMissing(object) { report?.updated.append(object) } else { report?.deleted.append(object) }
-            }
+            registered.forEach { if clean($0) { objects.append($0) } }
+            let (changed, gone) = refreshChanged(objects)
+            report?.updated += changed
+            report?.deleted += gone
             report?.isComplete = false
         } else {
             for id in updated {
@@ -59,6 +59,64 @@ extension ObjectContext {
             }
         }
         if let report { tellObservers(report) }
+    }
+
+    /// Reads again those of `objects` whose rows changed (their `_version` moved), a query per
+    /// 256 objects of a table, and takes those whose rows are gone out of the context: what a
+    /// merge does when it does not know which objects changed (another process's save to a SQLite
+    /// file, a save too large to list). Objects whose rows did not change are left as they are.
+    private func refreshChanged(_ objects: [ManagedObject]) -> (changed: [ManagedObject], gone: [ManagedObject]) {
+        var byEntity: [ObjectIdentifier: (entity: EntityDescription, objects: [ManagedObject])] = [:]
+        for object in objects {
+            let entity = type(of: object).entityDescription
+            byEntity[ObjectIdentifier(entity), default: (entity, [])].objects.append(object)
+        }
+        var changed: [ManagedObject] = []
+        var gone: [ManagedObject] = []
+        let width = 256
+        for (entity, members) in byEntity.values.sorted(by: { $0.entity.entityID < $1.entity.entityID }) {
+            let sql =
+                "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" IN ("
+                + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+            var start = 0
+            while start < members.count {
+                let chunk = members[start..<min(start + width, members.count)]
+                start += width
+                var pending = Dictionary(chunk.map { ($0.objectID.rowID, $0) }, uniquingKeysWith: { first, _ in first })
+                do {
+                    try store.withConnection { connection throws(DatabaseError) in
+                        let statement = try connection.cachedStatement(sql)
+                        defer { statement.reset() }
+                        // The last row repeated fills the list: one statement whatever the count.
+                        for index in 0..<width {
+                            statement.bind(chunk[chunk.startIndex + min(index, chunk.count - 1)].objectID.rowID, at: Int32(index + 1))
+                        }
+                        while try statement.step() {
+                            guard let object = pending.removeValue(forKey: statement.int64(0)) else { continue }
+                            let version = statement.int64(2)
+                            guard version != object.version else { continue }
+                            object.version = version
+                            object.read(from: statement, startingAt: 3)
+                            if entity.hasForeignKeys { Self.readForeignKeys(object, entity, statement) }
+                            object.links = []
+                            changed.append(object)
+                        }
+                    }
+                } catch {
+                    // Unreadable now: read them one by one, as a refresh would.
+                    for object in pending.values { if refreshIgnoringMissing(object) { changed.append(object) } else { gone.append(object) } }
+                    continue
+                }
+                for object in pending.values.sorted(by: { $0.objectID.rowID < $1.objectID.rowID }) {
+                    registered[object.objectID] = nil
+                    object.links = []
+                    object.context = nil
+                    gone.append(object)
+                }
+            }
+        }
+        for object in changed { object.lifecycle?.awakeFromFetch() }
+        return (changed, gone)
     }
 
     /// Reads `object` again; false when its row is gone (it then leaves the context).

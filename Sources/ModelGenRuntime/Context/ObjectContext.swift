@@ -10,6 +10,8 @@ public final class ObjectContext {
     public let parent: ObjectContext?
     /// Shared with the parent and children.
     let temporaryRows: TemporaryRows
+    /// What a child context's objects carry in bit 2 of their context word (0 in a root context).
+    let childBit: UInt
     /// In a child: the parent's object made for each object the child inserted and pushed.
     var pushed: [ObjectIdentifier: ManagedObject] = [:]
     /// In a child: copies of the parent's unsaved objects, and the child's own pushed ones, by
@@ -56,6 +58,7 @@ public final class ObjectContext {
         self.store = store
         self.parent = parent
         temporaryRows = parent?.temporaryRows ?? TemporaryRows()
+        childBit = parent == nil ? 0 : 4
         seenChanges = store.changeLog.current
     }
 

@@ -305,6 +305,6 @@ extension ManagedObject {
     final func noteRelationshipChange(_ index: Int) {
         relationshipMask |= EntityDescription.bit(index)
         // A child context lists its unsaved objects too (after they are pushed, they are updates).
-        if !isListedAsUpdated, objectID.rowID > 0 || context?.parent != nil, let context { context.noteUpdate(self) }
+        if !isListedAsUpdated && (objectID.rowID > 0 || isInChildContext), let context { context.noteUpdate(self) }
     }
 }

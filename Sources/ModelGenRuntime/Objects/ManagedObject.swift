@@ -17,21 +17,30 @@ open class ManagedObject: Hashable {
     @exclusivity(unchecked) public internal(set) final var objectID: ObjectID
     /// The low 32 bits of `version` (the high ones live in `extras`, where they are rarely needed).
     @exclusivity(unchecked) private final var versionLow: UInt32 = 0
-    /// The context, held unretained, with `isListedAsUpdated` in bit 0 and `isListedAsDeleted`
-    /// in bit 1 (objects are at least 16-byte aligned, so a context's address has those bits
-    /// clear).
+    /// The context, held unretained, with `isListedAsUpdated` in bit 0, `isListedAsDeleted` in
+    /// bit 1 and `isInChildContext` in bit 2 (objects are at least 16-byte aligned, so a context's
+    /// address has those bits clear).
     ///
     /// Not a weak reference (forming and destroying 100,000 of them was a tenth of a fetch): an
     /// object has a context only while it is registered or inserted there, and the context
     /// clears this for all of them when it goes away.
     @exclusivity(unchecked) private final var contextBits: UInt = 0
 
+    /// The list flags (kept when the context changes).
     private static let flagBits: UInt = 3
+    /// Every bit that is not the address.
+    private static let lowBits: UInt = 7
 
     /// Set while the object sits in its context's list of updated objects.
     final var isListedAsUpdated: Bool {
         @inline(__always) get { contextBits & 1 != 0 }
         @inline(__always) set { contextBits = newValue ? contextBits | 1 : contextBits & ~1 }
+    }
+
+    /// Set while the object's context is a child context (whose unsaved objects are listed as
+    /// updated once pushed to the parent).
+    final var isInChildContext: Bool {
+        @inline(__always) get { contextBits & 4 != 0 }
     }
 
     /// Set while the object sits in its context's list of deleted objects.
@@ -44,12 +53,12 @@ open class ManagedObject: Hashable {
     /// the context is gone).
     public internal(set) final var context: ObjectContext? {
         get {
-            guard let pointer = UnsafeRawPointer(bitPattern: contextBits & ~Self.flagBits) else { return nil }
+            guard let pointer = UnsafeRawPointer(bitPattern: contextBits & ~Self.lowBits) else { return nil }
             return Unmanaged<ObjectContext>.fromOpaque(pointer).takeUnretainedValue()
         }
         set {
             let address = newValue.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
-            contextBits = address | (contextBits & Self.flagBits)
+            contextBits = address | (contextBits & Self.flagBits) | (newValue?.childBit ?? 0)
         }
     }
 
@@ -138,7 +147,7 @@ open class ManagedObject: Hashable {
     final func adopt(id: ObjectID, version: Int64, context: Unmanaged<ObjectContext>) {
         objectID = id
         self.version = version
-        contextBits = UInt(bitPattern: context.toOpaque())
+        contextBits = UInt(bitPattern: context.toOpaque()) | context._withUnsafeGuaranteedRef(\.childBit)
     }
 
     /// The row this object has (or, during a save, will have).
@@ -227,7 +236,7 @@ open class ManagedObject: Hashable {
     public final func didChange(slot: Int) {
         changedMask |= slot < 63 ? 1 << UInt64(slot) : 1 << 63
         // A child context lists its unsaved objects too (after they are pushed, they are updates).
-        if !isListedAsUpdated, objectID.rowID > 0 || context?.parent != nil, let context { context.noteUpdate(self) }
+        if !isListedAsUpdated && (objectID.rowID > 0 || isInChildContext), let context { context.noteUpdate(self) }
     }
 
     /// Whether the object has unsaved changes.
