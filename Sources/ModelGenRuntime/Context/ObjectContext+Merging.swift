@@ -48,12 +48,13 @@ extension ObjectContext {
         // To-many relationships may have gained or lost members: read them again when used —
         // when some object here has relationships loaded and a changed object's entity takes
         // part in a relationship.
-        let touchesRelationships =
+        func touchesRelationships() -> Bool {
             refreshAll
-            || foreign.contains { change in
-                (change.inserted + change.updated + change.deleted).contains { store.relatedEntityIDs.contains($0.entityID) }
-            }
-        if hasLinks && touchesRelationships {
+                || foreign.contains { change in
+                    [change.inserted, change.updated, change.deleted].contains { ids in ids.contains { store.relatedEntityIDs.contains($0.entityID) } }
+                }
+        }
+        if hasLinks && touchesRelationships() {
             registered.forEach { object in
                 if object.relationshipMask == 0 && !object.links.isEmpty { object.links = [] }
             }
@@ -143,12 +144,12 @@ extension ObjectContext {
     public func observeObjects(_ body: @escaping (ObjectsDidChange) -> Void) -> ObservationHandle {
         let number = nextObserver
         nextObserver += 1
-        objectObservers[number] = body
-        return ObservationHandle { [weak self] in self?.objectObservers[number] = nil }
+        objectObservers.append((number, body))
+        return ObservationHandle { [weak self] in self?.objectObservers.removeAll { $0.number == number } }
     }
 
     func tellObservers(_ change: ObjectsDidChange) {
-        for (_, body) in objectObservers.sorted(by: { $0.key < $1.key }) { body(change) }
+        for (_, body) in objectObservers { body(change) }
     }
 }
 

@@ -86,8 +86,8 @@ public final class ObjectContext {
     public var automaticallyMergesChangesFromStore = false
     /// The change-log sequence this context has merged up to.
     var seenChanges: Int
-    /// Who `observeObjects` registered, by number.
-    var objectObservers: [Int: (ObjectsDidChange) -> Void] = [:]
+    /// Who `observeObjects` registered, in that order.
+    var objectObservers: [(number: Int, body: (ObjectsDidChange) -> Void)] = []
     var nextObserver = 1
 
     public var hasChanges: Bool {
