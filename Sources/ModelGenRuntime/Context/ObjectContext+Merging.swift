@@ -93,13 +93,10 @@ extension ObjectContext {
                             statement.bind(chunk[chunk.startIndex + min(index, chunk.count - 1)].objectID.rowID, at: Int32(index + 1))
                         }
                         while try statement.step() {
-                            guard let object = pending.removeValue(forKey: statement.int64(0)) else { continue }
-                            let version = statement.int64(2)
-                            guard version != object.version else { continue }
-                            object.version = version
-                            object.read(from: statement, startingAt: 3)
-                            if entity.hasForeignKeys { Self.readForeignKeys(object, entity, statement) }
-                            object.links = []
+                            guard let object = pending.removeValue(forKey: statement.int64(0)),
+                                statement.int64(2) != object.version
+                            else { continue }
+                            Self.readAgain(object, entity, from: statement)
                             changed.append(object)
                         }
                     }

@@ -1,4 +1,13 @@
 extension ObjectContext {
+    /// Reads `object`, a registered object, again from the statement's current row (its entity's
+    /// columns): version, values, to-one keys; other relationships are read again when used.
+    static func readAgain(_ object: ManagedObject, _ entity: EntityDescription, from statement: Statement) {
+        object.version = statement.int64(2)
+        object.read(from: statement, startingAt: 3)
+        object.links = []
+        if entity.hasForeignKeys { readForeignKeys(object, entity, statement) }
+    }
+
     /// Records the owning to-one keys of a row just read (columns after `_pk`, `_entity`,
     /// `_version`), so the destinations can be found without another query of this table.
     static func readForeignKeys(_ object: ManagedObject, _ entity: EntityDescription, _ statement: Statement) {

@@ -420,10 +420,7 @@ public final class ObjectContext {
             guard try statement.step() else {
                 throw DatabaseError(.missingObject, "\(entity.name) \(object.objectID) is no longer in the store", entity: entity.name)
             }
-            object.version = statement.int64(2)
-            object.read(from: statement, startingAt: 3)
-            object.links = []
-            if entity.hasForeignKeys { Self.readForeignKeys(object, entity, statement) }
+            Self.readAgain(object, entity, from: statement)
         }
         object.changedMask = 0
         object.relationshipMask = 0

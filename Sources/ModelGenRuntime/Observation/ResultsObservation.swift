@@ -69,24 +69,25 @@ public struct ResultsObservation<T: ManagedObject> {
         in context: ObjectContext, on queue: DispatchQueue, onError: @escaping (DatabaseError) -> Void = { _ in },
         onChange: @escaping (ObservedResults<T>) -> Void
     ) throws(DatabaseError) -> ObservationHandle {
-        if let failure = failure ?? request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
-            throw failure
-        }
-        let tracker = ResultsTracker(context: context, request: request, sectionSlot: sectionSlot)
+        let tracker = try makeTracker(in: context)
         let delivery = Delivery(tracker, queue, onChange, onError)
-        let subscription = context.store.subscribe { _ in delivery.schedule() }
-        let children = context.observeObjects { change in
-            guard change.reason == .childSaved else { return }
-            tracker.childSaved = true
-            delivery.schedule()
-        }
+        let listening = tracker.listen { delivery.schedule() }
         let initial = try tracker.start()
         onChange(tracker.results(initial, isInitial: true))
         return ObservationHandle {
             delivery.cancel()
-            subscription.cancel()
-            children.cancel()
+            listening.cancel()
         }
+    }
+
+    /// A tracker of the observation in `context`.
+    /// - Throws: why the observation cannot run (a key path that cannot sort or section, a
+    ///   predicate that did not compile).
+    func makeTracker(in context: ObjectContext) throws(DatabaseError) -> ResultsTracker {
+        if let failure = failure ?? request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
+            throw failure
+        }
+        return ResultsTracker(context: context, request: request, sectionSlot: sectionSlot)
     }
 
     /// The results as an asynchronous sequence, to iterate in the task that uses `context`: the
@@ -163,9 +164,7 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
         private let context: ObjectContext
         private var tracker: ResultsTracker?
         private let signal = ChangeSignal()
-        private var subscription: ObservationHandle?
-        /// Hears of child contexts' saves into the context.
-        private var children: ObservationHandle?
+        private var listening: ObservationHandle?
 
         init(observation: ResultsObservation<T>, context: ObjectContext) {
             self.observation = observation
@@ -178,26 +177,16 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
 
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(DatabaseError) -> ObservedResults<T>? {
             guard let tracker else {
-                if let failure = observation.failure ?? observation.request.predicate?.failure
-                    ?? observation.request.sortDescriptors.lazy.compactMap(\.failure).first
-                {
-                    throw failure
-                }
-                let made = ResultsTracker(context: context, request: observation.request, sectionSlot: observation.sectionSlot)
+                let made = try observation.makeTracker(in: context)
                 let signal = signal
-                subscription = context.store.subscribe { _ in signal.raise() }
-                children = context.observeObjects { [unowned made] change in
-                    guard change.reason == .childSaved else { return }
-                    made.childSaved = true
-                    signal.raise()
-                }
+                listening = made.listen { signal.raise() }
                 tracker = made
                 return made.results(try made.start(), isInitial: true)
             }
             while true {
                 await signal.wait()
                 if Task.isCancelled {
-                    subscription?.cancel()
+                    listening?.cancel()
                     return nil
                 }
                 if let changes = try tracker.update() { return tracker.results(changes, isInitial: false) }

@@ -107,6 +107,22 @@ final class ResultsTracker {
         }
     }
 
+    /// Calls `changed` after every save to the store (on the saving thread) and after every
+    /// save of a child context into the context (marking it for `update`), until the handle is
+    /// cancelled or dropped.
+    func listen(_ changed: @escaping @Sendable () -> Void) -> ObservationHandle {
+        let saves = context.store.subscribe { _ in changed() }
+        let children = context.observeObjects { [weak self] change in
+            guard change.reason == .childSaved, let self else { return }
+            childSaved = true
+            changed()
+        }
+        return ObservationHandle {
+            saves.cancel()
+            children.cancel()
+        }
+    }
+
     // MARK: - Results
 
     /// Fetches the results for the first time; the change set inserts them all.
