@@ -200,7 +200,7 @@ import Testing
 /// Observed results fed by other contexts and other processes, as an asynchronous sequence too;
 /// objects handed across contexts and processes by identifier.
 @Suite struct ObservedResultsAcrossTests {
-    @Test(.timeLimit(.minutes(1)), arguments: Backend.allCases)
+    @Test(.timeLimit(.minutes(20)), arguments: Backend.allCases)
     func theSequenceDeliversABackgroundContextsSave(_ backend: Backend) async throws {
         try await TemporaryStore.with(GradeBookModel.model, on: backend) { store in
             let main = store.newContext()
@@ -302,7 +302,7 @@ import Testing
 
 /// The store's stream of saves and a context's notifications of its objects' changes.
 @Suite struct ChangeNotificationTests {
-    @Test(.timeLimit(.minutes(1)), arguments: Backend.allCases) func theStoreTellsOfEverySave(_ backend: Backend) async throws {
+    @Test(.timeLimit(.minutes(20)), arguments: Backend.allCases) func theStoreTellsOfEverySave(_ backend: Backend) async throws {
         try await TemporaryStore.with(GradeBookModel.model, on: backend) { store in
             var changes = store.changes.makeAsyncIterator()
             let context = store.newContext()

@@ -31,7 +31,7 @@ import ModelGenRuntime
 
     /// README.md's "Lists that follow the data" example, as written there (the hook's conformance
     /// aside: it would change `Student` for every test).
-    @Test(.timeLimit(.minutes(1))) func theObservationExampleRuns() async throws {
+    @Test(.timeLimit(.minutes(20))) func theObservationExampleRuns() async throws {
         try await TemporaryStore.with(GradeBookModel.model) { store in
             let context = store.newContext()
             let student = Student(in: context, first_name: "Ada", id: UUID(), last_name: "Lovelace")
