@@ -8,5 +8,8 @@ swift build --product modelgen
 for model in Models/*.xcdatamodeld; do
     name=$(basename "$model" .xcdatamodeld)
     rm -f "Tests/GeneratedModels/$name/"*.swift
-    .build/debug/modelgen generate "$model" --output "Tests/GeneratedModels/$name"
+    # Tasks is generated observable (ReferenceTests.observableModels), for the Observation tests.
+    extra=()
+    if [ "$name" = "Tasks" ]; then extra=(--observable); fi
+    .build/debug/modelgen generate "$model" --output "Tests/GeneratedModels/$name" "${extra[@]}"
 done

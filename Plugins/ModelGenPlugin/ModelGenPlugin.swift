@@ -11,7 +11,7 @@ import PackagePlugin
 /// Options come from a `modelgen.json` next to the model:
 ///
 /// ```json
-/// { "access": "internal", "configuration": "Cloud", "templates": "Templates" }
+/// { "access": "internal", "configuration": "Cloud", "templates": "Templates", "observable": true }
 /// ```
 @main
 struct ModelGenPlugin: BuildToolPlugin {
@@ -31,6 +31,7 @@ struct ModelGenPlugin: BuildToolPlugin {
             arguments += ["--access", options.access ?? "public"]
             if let configuration = options.configuration { arguments += ["--configuration", configuration] }
             if let templates = options.templates { arguments += ["--templates", templates.path] }
+            if options.observable { arguments.append("--observable") }
             return .buildCommand(
                 displayName: "Generating Swift for \(model.lastPathComponent) with modelgen",
                 executable: tool.url,
@@ -78,6 +79,7 @@ struct Options {
     var access: String?
     var configuration: String?
     var templates: URL?
+    var observable = false
     /// The options file and the templates, as build inputs.
     var files: [URL] = []
 
@@ -93,6 +95,11 @@ struct Options {
         }
         guard let values = object as? [String: Any] else { throw PluginError("\(url.path): expected a JSON object") }
         for (key, value) in values {
+            if key == "observable" {
+                guard let flag = value as? Bool else { throw PluginError("\(url.path): 'observable' must be true or false") }
+                observable = flag
+                continue
+            }
             guard let text = value as? String else { throw PluginError("\(url.path): '\(key)' must be a string") }
             switch key {
             case "access":
@@ -108,7 +115,7 @@ struct Options {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
                 files += names.filter { $0.hasSuffix(".mustache") }.sorted().map { directory.appendingPathComponent($0) }
             default:
-                throw PluginError("\(url.path): unknown option '\(key)' (known: access, configuration, templates)")
+                throw PluginError("\(url.path): unknown option '\(key)' (known: access, configuration, templates, observable)")
             }
         }
     }

@@ -14,3 +14,6 @@ public class Photo: Artwork {}
 
 /// Gallery's `Polaroid` (codeGenerationType="category"), below the category `Photo`.
 public final class Polaroid: Photo {}
+
+/// Tasks' `Label` (codeGenerationType="category"), with typed attributes in the runtime's storage.
+public final class Label: ManagedObject {}

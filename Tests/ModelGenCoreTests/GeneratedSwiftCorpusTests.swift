@@ -51,16 +51,36 @@ import Testing
         let files = try SwiftGenerator(options: options).generate(model: model, schema: schema, migrations: migrations)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var urls: [URL] = []
-        var userClasses = "import ModelGenRuntime\n"
+        var userClasses = "import Foundation\nimport ModelGenRuntime\n"
+        var declared: Set<String> = []
         for file in files {
             let url = directory.appendingPathComponent(file.name)
             try file.contents.write(to: url, atomically: true, encoding: .utf8)
             urls.append(url)
             if let match = file.contents.firstMatch(of: /\/\/ `((?:public )?(?:final )?class [^`]+)`/) { userClasses += match.1 + "\n" }
+            userTypes(in: file.contents, access: access, into: &declared, &userClasses)
         }
         let stubs = directory.appendingPathComponent("_UserClasses.swift")
         try userClasses.write(to: stubs, atomically: true, encoding: .utf8)
         return urls + [stubs]
+    }
+
+    /// The types the program declares for typed attributes, as the generated comments describe
+    /// them (`// `gender` is a `Gender`: a `RawRepresentable` type whose raw value is `Int16`.`):
+    /// the least that satisfies each. Names the standard library has (`[String]`) are skipped.
+    static func userTypes(in contents: String, access: SwiftGenerationOptions.Access, into declared: inout Set<String>, _ text: inout String) {
+        let open = access == .public ? "public " : ""
+        for match in contents.matches(of: /(?m)^\/\/ `[^`]+` is a `([A-Za-z_][A-Za-z0-9_]*)`: (.*)$/) {
+            let name = String(match.1)
+            guard declared.insert(name).inserted else { continue }
+            if let raw = match.2.firstMatch(of: /raw value is `([A-Za-z0-9]+)`/) {
+                text += "\(open)struct \(name): RawRepresentable { \(open)var rawValue: \(raw.1); \(open)init(rawValue: \(raw.1)) { self.rawValue = rawValue } }\n"
+            } else if match.2.contains("`Codable`") {
+                text += "\(open)struct \(name): Codable {}\n"
+            } else {
+                text += "\(open)struct \(name) {}\n"
+            }
+        }
     }
 
     @Test func referenceModelsTypeCheckWithInternalAccess() throws {
@@ -68,7 +88,7 @@ import Testing
         let root = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let models = ReferenceTests.models
-        #expect(models.count == 9)
+        #expect(models.count == 10)
         for name in models {
             let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
             let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)

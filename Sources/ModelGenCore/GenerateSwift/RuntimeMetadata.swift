@@ -15,6 +15,8 @@ public struct RuntimeEntityMetadata: Sendable, Equatable {
         public var minimum: Double?
         public var maximum: Double?
         public var pattern: String?
+        /// The Swift expression of the attribute's `ValueConversion` (a typed attribute's).
+        public var conversion: String? = nil
     }
 
     /// Where a relationship's links live (the runtime's `RelationshipDescription.Storage`).
@@ -89,6 +91,10 @@ extension RuntimeEntityMetadata.Attribute {
         if let pattern {
             text.append(", pattern: ")
             SwiftNames.appendLiteral(pattern, to: &text)
+        }
+        if let conversion {
+            text.append(", conversion: ")
+            text.append(string: conversion)
         }
         text.append(")")
     }

@@ -34,6 +34,7 @@ extension SwiftContextBuilder {
         let fetchedProperties = fetchedPropertyContexts(index, into: &context)
         let mark = context.beginObject()
         context.member(Key.header, header)
+        context.member(Key.observable, options.observable)
         context.member(Key.access, access)
         context.member(Key.partOfFile, options.singleFile != nil)
         context.member(Key.overrideAccess, overrideAccess)
@@ -58,6 +59,11 @@ extension SwiftContextBuilder {
         let below = entity.subentities.isEmpty ? [] : descendants(of: index).filter { $0 != index }
         let categoryBelow = below.contains { model.entities[$0].codeGeneration == .category }
         context.member(Key.categoryBelow, categoryBelow)
+        // Observation: classes of lineages without a `category` entity (whose class is the
+        // program's); the root declares the registrar and the conformance.
+        let observes = options.observable && lineage(index).allSatisfy { model.entities[$0].codeGeneration != .category }
+        context.member(Key.observes, observes)
+        context.member(Key.declaresObservation, observes && isRoot)
         if isCategory { categoryMembers(index, below: below, into: &context) }
         // `read`/`bind` call the base class's when there is a generated parent, or when a
         // `category` entity below keeps its values in the runtime's storage (which the base reads).
@@ -84,6 +90,10 @@ extension SwiftContextBuilder {
         let ownPlainAttributes = context.beginList()
         for slot in inheritedCount..<all.count where !all[slot].isMember { context.item(attributeContexts[slot]) }
         context.member(Key.ownPlainAttributes, context.endList(ownPlainAttributes))
+        let ownTypedAttributes = context.beginList()
+        for slot in inheritedCount..<all.count where all[slot].typed != nil { context.item(attributeContexts[slot]) }
+        context.member(Key.ownTypedAttributes, context.endList(ownTypedAttributes))
+        context.member(Key.hasOwnTypedAttributes, all[inheritedCount...].contains { $0.typed != nil })
         context.member(Key.hasOwnAttributes, inheritedCount < all.count)
         context.member(Key.composites, composites)
         context.member(Key.transients, transients)
@@ -366,6 +376,7 @@ extension SwiftContextBuilder {
         context.member(Key.migrations, migrationContexts)
         context.member(Key.hasMigrations, !migrations.isEmpty)
         context.member(Key.header, header)
+        context.member(Key.observable, options.observable)
         context.member(Key.access, access)
         context.member(Key.modelTypeName, modelTypeName)
         context.member(Key.modelNameLiteral, SwiftNames.literal(model.modelName ?? model.versionName ?? ""))

@@ -17,13 +17,13 @@ extension SwiftContextBuilder {
                 var signature: [String] = []
                 for property in constraint.properties {
                     guard let stored = attributes.first(where: { !$0.isMember && $0.name == property }),
-                        stored.valueType.isComparable
+                        stored.isComparable
                     else {
                         parameters = []
                         break
                     }
                     let name = stored.propertyName
-                    let type = stored.swiftType + (stored.isOptional ? "?" : "")
+                    let type = stored.swiftType + (stored.isSwiftOptional ? "?" : "")
                     parameters.append("\(name): \(type)")
                     terms.append("\\\(className).\(name) == \(name)")
                     signature.append("\(property):\(type)")
@@ -140,7 +140,7 @@ extension SwiftContextBuilder {
         for (position, component) in components.enumerated() {
             let isLast = position == components.count - 1
             if isLast, let stored = storedAttributes[current]?.first(where: { !$0.isMember && $0.name == component }),
-                stored.valueType.isComparable
+                stored.isComparable
             {
                 return stored.swiftType
             }

@@ -148,7 +148,7 @@ extension SwiftContextBuilder {
         var described: [String] = []
         for sortKey in SortKey.parse(spec) {
             let (key, ascending) = (sortKey.key, sortKey.ascending)
-            guard attributes.contains(where: { !$0.isMember && $0.name == key && $0.valueType.isComparable }) else { continue }
+            guard attributes.contains(where: { !$0.isMember && $0.name == key && $0.isComparable }) else { continue }
             descriptors.append("ObjectSortDescriptor(\\\(className).\(Self.propertyName(key))\(ascending ? "" : ", ascending: false"))")
             described.append("`\(key)`" + (ascending ? "" : " descending"))
         }

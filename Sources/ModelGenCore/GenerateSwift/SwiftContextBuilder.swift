@@ -67,6 +67,11 @@ struct SwiftContextBuilder {
         /// (`typeName(valueType.swiftName)`): each used several times per attribute, made once.
         var propertyName: String
         var swiftType: String
+        /// The program's own Swift type of the attribute, when the model names one.
+        var typed: SwiftTypedValue?
+        /// Whether the property's Swift type is optional: an optional attribute, or a typed one
+        /// without a value that stands for "unset" (a `Codable` type; a raw value without a default).
+        var isSwiftOptional: Bool
 
         init(
             declaringEntity: Int, attribute: Attribute, member: Attribute?, valueType: SwiftValueType, swiftType: String, column: String,
@@ -87,11 +92,16 @@ struct SwiftContextBuilder {
             self.column = column
             self.columnOffset = columnOffset
             propertyName = SwiftContextBuilder.propertyName(attribute.name)
-            self.swiftType = swiftType
+            let typed = member == nil ? SwiftTypedValue(attribute) : nil
+            self.typed = typed
+            self.swiftType = typed?.typeName ?? swiftType
+            isSwiftOptional = stored.isOptional || (typed.map { $0.kind != .rawValue || stored.defaultValue == nil } ?? false)
         }
 
         /// The key dynamic access uses (`name`, or `location.latitude` for a composite member).
         var key: String { memberName.map { name + "." + $0 } ?? name }
+        /// Whether values can be compared in a predicate (a `Codable` type's cannot).
+        var isComparable: Bool { valueType.isComparable && (typed.map { $0.kind == .rawValue } ?? true) }
         var isMember: Bool { memberName != nil }
     }
 
@@ -294,7 +304,15 @@ struct SwiftContextBuilder {
     /// The context of one stored attribute (slot `slot`).
     func attributeContext(_ stored: StoredAttribute, slot: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let initial: String
-        if let value = stored.defaultValue {
+        if let typed = stored.typed {
+            // A raw value's default, which the program's type must have.
+            initial =
+                stored.isSwiftOptional
+                ? "nil"
+                : stored.defaultValue.map {
+                    "rawValueDefault(\(typed.typeName).self, \(stored.valueType.literal($0)), \(SwiftNames.literal(className + "." + stored.key)))"
+                } ?? "nil"
+        } else if let value = stored.defaultValue {
             initial = stored.valueType.literal(value)
         } else {
             initial = stored.isOptional ? "nil" : stored.valueType.placeholder
@@ -303,10 +321,18 @@ struct SwiftContextBuilder {
         context.member(Key.name, stored.propertyName)
         context.member(Key.key, context.string { SwiftNames.appendLiteral(stored.key, to: &$0) })
         context.member(Key.storage, context.string("_", SwiftNames.sanitized(stored.key)))
-        context.member(Key.type, context.string(stored.swiftType, stored.isOptional ? "?" : ""))
+        context.member(Key.type, context.string(stored.swiftType, stored.isSwiftOptional ? "?" : ""))
         context.member(Key.wrappedType, stored.swiftType)
-        context.member(Key.isOptional, stored.isOptional)
-        context.member(Key.checker, stored.isOptional ? "checkedOptionalValue" : "checkedValue")
+        context.member(Key.isOptional, stored.isSwiftOptional)
+        let converted = stored.typed == nil ? "" : "Converted"
+        context.member(Key.checker, stored.isSwiftOptional ? "checkedOptional\(converted)Value" : "checked\(converted)Value")
+        context.member(Key.isPlainValue, stored.typed == nil)
+        context.member(Key.isRawValue, stored.typed?.kind == .rawValue)
+        if let coding = stored.typed?.codingExpression {
+            context.member(Key.isCoded, true)
+            context.member(Key.coding, coding)
+        }
+        if let typed = stored.typed { context.member(Key.requirement, typed.requirement(rawType: stored.valueType.swiftName)) }
         context.member(Key.initialValue, initial)
         context.member(Key.hasDefault, stored.defaultValue != nil)
         context.member(Key.slot, slot)
@@ -323,6 +349,7 @@ struct SwiftContextBuilder {
         let pattern = stored.regularExpression.flatMap { !$0.isEmpty && stored.type == .string ? $0 : nil }
         return RuntimeEntityMetadata.Attribute(
             key: stored.key, column: stored.column, type: stored.valueType.runtimeCase, isOptional: stored.isOptional,
-            hasDefault: stored.defaultValue != nil, minimum: number(stored.minimum), maximum: number(stored.maximum), pattern: pattern)
+            hasDefault: stored.defaultValue != nil, minimum: number(stored.minimum), maximum: number(stored.maximum), pattern: pattern,
+            conversion: stored.typed?.conversionExpression)
     }
 }

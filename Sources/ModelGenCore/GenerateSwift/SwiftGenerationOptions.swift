@@ -14,9 +14,15 @@ public struct SwiftGenerationOptions: Sendable {
     /// plugin needs, whose outputs must be known before the model is read.
     public var singleFile: String?
 
-    public init(access: Access = .public, sourceName: String, singleFile: String? = nil) {
+    /// Make generated classes `Observable` (the Observation framework): their getters report
+    /// reads and their setters, merges, refreshes and relationship changes report changes. Off,
+    /// the generated code has none of it.
+    public var observable: Bool
+
+    public init(access: Access = .public, sourceName: String, singleFile: String? = nil, observable: Bool = false) {
         self.access = access
         self.sourceName = sourceName
         self.singleFile = singleFile
+        self.observable = observable
     }
 }

@@ -27,12 +27,13 @@ enum SwiftNames {
         "ModelGenRuntime", "Foundation", "Swift", "ColumnValue", "Connection", "StoreDialect", "DeletionRule", "FetchableObject",
         "GeneratedCodeVersion_0_2", "MergePolicy", "ValueType", "ObjectLifecycle", "ObjectsDidChange", "ObservationHandle",
         "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation", "ResultsSection",
-        "StoreChange",
+        "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.
     static let reservedMembers: WordSet = [
         "objectID", "context", "hasChanges", "hashValue", "entityDescription", "init", "deinit", "Type",
+        "observationRegistrar", "modelGenValuesDidChange", "modelGenRelationshipDidChange",
     ]
 
     /// `name` as an identifier: back-quoted when it is a keyword.

@@ -9,7 +9,7 @@ enum AttributeValidator {
     static func validate(_ object: ManagedObject, _ entity: EntityDescription) throws(DatabaseError) {
         for slot in entity.ruledAttributes {
             let attribute = entity.attributes[slot]
-            guard let value = unwrap(object.value(atSlot: slot)) else { continue }
+            guard let value = unwrap(object.storedForm(atSlot: slot, entity)) else { continue }
             let measured: Double?
             let what: String
             switch value {

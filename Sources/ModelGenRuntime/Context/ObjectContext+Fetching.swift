@@ -206,6 +206,7 @@ extension ObjectContext {
         }
         let object = objectType.init()
         Self.fill(object, id, rowEntity, hasForeignKeys: rowEntity.hasForeignKeys, from: statement, context: context)
+        if rowEntity.hasConversions { try statement.checkConversions(rowEntity, row: id.rowID) }
         if rowEntity.hasLifecycle { object.lifecycle?.awakeFromFetch() }
         return object
     }
@@ -239,6 +240,7 @@ struct FetchCursor {
     private let ownEntityID: Int32
     private let ownHasForeignKeys: Bool
     private let ownHasLifecycle: Bool
+    private let ownHasConversions: Bool
     /// The context goes into each object unretained (objects do not keep it alive).
     private let contextReference: Unmanaged<ObjectContext>
     private var previousRow = Int64.min
@@ -257,6 +259,7 @@ struct FetchCursor {
         ownEntityID = entity.entityID
         ownHasForeignKeys = entity.hasForeignKeys
         ownHasLifecycle = entity.hasLifecycle
+        ownHasConversions = entity.hasConversions
         contextReference = Unmanaged.passUnretained(context)
     }
 
@@ -285,6 +288,7 @@ struct FetchCursor {
                 // The fast path.
                 object = ownType.init()
                 ObjectContext.fill(object, id, entity, hasForeignKeys: ownHasForeignKeys, from: statement, context: contextReference)
+                if ownHasConversions { try statement.checkConversions(entity, row: id.rowID) }
                 if ownHasLifecycle { object.lifecycle?.awakeFromFetch() }
             } else {
                 object = try context.makeObject(id, of: entity, from: statement, context: contextReference)

@@ -56,7 +56,10 @@ extension ObjectContext {
         }
         if hasLinks && touchesRelationships() {
             registered.forEach { object in
-                if object.relationshipMask == 0 && !object.links.isEmpty { object.links = [] }
+                guard object.relationshipMask == 0 && !object.links.isEmpty else { return }
+                object.links = []
+                // Read again when next used, perhaps different: observers are told now.
+                if type(of: object).entityDescription.isObserved { object.modelGenValuesDidChange() }
             }
         }
         if let report { tellObservers(report) }
@@ -96,7 +99,7 @@ extension ObjectContext {
                             guard let object = pending.removeValue(forKey: statement.int64(0)),
                                 statement.int64(2) != object.version
                             else { continue }
-                            Self.readAgain(object, entity, from: statement)
+                            try Self.readAgain(object, entity, from: statement)
                             changed.append(object)
                         }
                     }

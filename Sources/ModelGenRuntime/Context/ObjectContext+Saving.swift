@@ -1,9 +1,12 @@
 extension ObjectContext {
     /// Reads `object`, a registered object, again from the statement's current row (its entity's
     /// columns): version, values, to-one keys; other relationships are read again when used.
-    static func readAgain(_ object: ManagedObject, _ entity: EntityDescription, from statement: Statement) {
+    /// - Throws: `.conversion` when a typed value of the row does not convert.
+    static func readAgain(_ object: ManagedObject, _ entity: EntityDescription, from statement: Statement) throws(DatabaseError) {
         object.version = statement.int64(2)
         object.read(from: statement, startingAt: 3)
+        if entity.hasConversions { try statement.checkConversions(entity, row: object.objectID.rowID) }
+        if entity.isObserved { object.modelGenValuesDidChange() }
         object.links = []
         if entity.hasForeignKeys { readForeignKeys(object, entity, statement) }
     }

@@ -31,7 +31,8 @@ extension ObjectContext {
         for constraint in entity.uniquenessConstraints {
             var values: [StoredValue] = []
             for slot in constraint {
-                guard let value = StoredValue.from(object.value(atSlot: slot), for: entity.attributes[slot].type), value != .null else {
+                guard let value = StoredValue.from(object.storedForm(atSlot: slot, entity), for: entity.attributes[slot].type), value != .null
+                else {
                     values = []
                     break
                 }
@@ -165,7 +166,11 @@ extension ObjectContext {
             let statement = try connection.cachedStatement(
                 "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?")
             statement.bind(id.rowID, at: 1)
-            if try statement.step() { object.read(from: statement, startingAt: 3) }
+            if try statement.step() {
+                object.read(from: statement, startingAt: 3)
+                if entity.hasConversions { try statement.checkConversions(entity, row: id.rowID) }
+                if entity.isObserved { object.modelGenValuesDidChange() }
+            }
             statement.reset()
             object.changedMask = 0
         } else {

@@ -322,6 +322,16 @@ public final class ObjectContext {
 
     /// Checks what a save would store: required attributes of new objects, attribute rules and
     /// relationship counts. Entities without any of those are skipped a run of objects at a time.
+    /// A required typed attribute whose Swift type is optional, set to `nil` (one never set is
+    /// reported as such).
+    private static func checkRequiredConverted(_ object: ManagedObject, _ entity: EntityDescription, into problems: inout [DatabaseError]) {
+        for slot in entity.requiredConverted
+        where object.changedMask & EntityDescription.bit(slot) != 0 && unwrappedValue(object.value(atSlot: slot)) == nil {
+            let name = entity.attributes[slot].name
+            problems.append(DatabaseError(.validation, "\(entity.name).\(name) is required", entity: entity.name, property: name))
+        }
+    }
+
     /// Every problem is reported, as Core Data does: one is thrown as it is, several as one
     /// `.validation` error listing them all (entity and property of the first).
     func validate(updated: [ManagedObject]) throws(DatabaseError) {
@@ -337,8 +347,12 @@ public final class ObjectContext {
                         .misuse, "\(entity.name) is abstract: insert objects of its sub-entities instead (\(run.count) inserted)",
                         entity: entity.name))
             }
-            guard !entity.requiredWithoutDefault.isEmpty || !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty else { return }
+            guard
+                !entity.requiredWithoutDefault.isEmpty || !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty
+                    || !entity.requiredConverted.isEmpty
+            else { return }
             for object in inserted[run] {
+                Self.checkRequiredConverted(object, entity, into: &problems)
                 for (slot, attribute) in entity.requiredWithoutDefault
                 where object.changedMask & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) == 0 {
                     problems.append(
@@ -351,8 +365,9 @@ public final class ObjectContext {
             }
         }
         Self.forEachRun(of: updated) { entity, run in
-            guard !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty else { return }
+            guard !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty || !entity.requiredConverted.isEmpty else { return }
             for object in updated[run] {
+                Self.checkRequiredConverted(object, entity, into: &problems)
                 if !entity.ruledAttributes.isEmpty && object.changedMask != 0 {
                     check { () throws(DatabaseError) in try AttributeValidator.validate(object, entity) }
                 }
@@ -394,8 +409,10 @@ public final class ObjectContext {
         insertedObjects.removeAll()
         // Relationships are read again from the store when next used.
         registered.forEach { object in
+            let relationshipsChanged = object.relationshipMask != 0
             object.links = []
             object.relationshipMask = 0
+            if relationshipsChanged && type(of: object).entityDescription.isObserved { object.modelGenValuesDidChange() }
         }
         linkChanges.removeAll()
         let changed = updatedObjects
@@ -420,7 +437,7 @@ public final class ObjectContext {
             guard try statement.step() else {
                 throw DatabaseError(.missingObject, "\(entity.name) \(object.objectID) is no longer in the store", entity: entity.name)
             }
-            Self.readAgain(object, entity, from: statement)
+            try Self.readAgain(object, entity, from: statement)
         }
         object.changedMask = 0
         object.relationshipMask = 0

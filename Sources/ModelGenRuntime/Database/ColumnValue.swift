@@ -43,6 +43,12 @@ extension Int64: ColumnValue {
     @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }
 }
 
+/// `Int`, stored as a 64-bit integer: the raw value type of many enums on integer attributes.
+extension Int: ColumnValue {
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int { Int(truncatingIfNeeded: row.int64(column)) }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
+}
+
 extension Double: ColumnValue {
     @inlinable public static func read(_ row: Statement, _ column: Int32) -> Double { row.double(column) }
     @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(self, at: index) }

@@ -37,6 +37,7 @@ public final class Statement {
 
     /// Makes the statement ready to run again, with no values bound.
     public func reset() {
+        conversionFailure = nil
         if let postgres { return postgres.reset() }
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
@@ -95,8 +96,18 @@ public final class Statement {
     /// for none. A save checks and clears it after binding each row.
     var unstorableParameter: Int32 = 0
 
-    /// Throws `.validation` when a value bound since the last call cannot be stored as it is.
+    /// The first typed value that did not convert since the last check (its slot and the error):
+    /// see `Statement+TypedValues.swift`.
+    var conversionFailure: (Int, DatabaseError)?
+
+    /// Throws `.validation` when a value bound since the last call cannot be stored as it is, and
+    /// `.conversion` when a typed value could not be encoded.
     func checkStorable(_ object: ManagedObject, _ entity: EntityDescription) throws(DatabaseError) {
+        if let (slot, error) = conversionFailure {
+            conversionFailure = nil
+            unstorableParameter = 0
+            throw Self.located(error, slot, entity, "saving \(object.objectID.stringValue)")
+        }
         guard unstorableParameter != 0 else { return }
         unstorableParameter = 0
         let slot = entity.attributes.indices.first { slot in

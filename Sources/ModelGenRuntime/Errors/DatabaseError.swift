@@ -9,7 +9,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse, migration
-            case foreignDatabase, postgres, connectionLost
+            case foreignDatabase, postgres, connectionLost, conversion
         }
 
         private let value: Value
@@ -45,6 +45,10 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The connection to the database server was lost (or could not be opened again). Nothing
         /// of the failed save is stored; the next use reconnects, so the save can be retried.
         public static let connectionLost = Code(.connectionLost)
+        /// A value does not convert between its Swift type and its column: a stored raw value that
+        /// is no case of the attribute's `RawRepresentable` type, bytes its `Codable` type or value
+        /// transformer cannot decode, a value that cannot be encoded, a transformer not registered.
+        public static let conversion = Code(.conversion)
         /// The API was used in a way it does not allow.
         public static let misuse = Code(.misuse)
 

@@ -17,10 +17,13 @@ public struct AttributeDescription: Sendable, Hashable {
     public let maximum: Double?
     /// A regular expression a string value must match in full.
     public let pattern: String?
+    /// For an attribute whose Swift type is the program's own (`RawRepresentable`, or a
+    /// transformable's `Codable` type): how its values convert to what `type` stores.
+    public let conversion: ValueConversion?
 
     public init(
         name: String, column: String, type: ValueType, isOptional: Bool, hasDefault: Bool, minimum: Double? = nil,
-        maximum: Double? = nil, pattern: String? = nil
+        maximum: Double? = nil, pattern: String? = nil, conversion: ValueConversion? = nil
     ) {
         self.name = name
         self.column = column
@@ -30,6 +33,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.minimum = minimum
         self.maximum = maximum
         self.pattern = pattern
+        self.conversion = conversion
     }
 
     var hasRule: Bool { minimum != nil || maximum != nil || pattern != nil }
@@ -60,6 +64,10 @@ public final class EntityDescription: Sendable {
     public let transients: [String: (any Sendable)?]
     /// Whether the entity is abstract: only its sub-entities have objects.
     public let isAbstract: Bool
+    /// Whether the class reports changes to the Observation framework (generated with
+    /// `observable`): the runtime then tells objects whose values or relationships it changes
+    /// outside their setters (`modelGenValuesDidChange`, `modelGenRelationshipDidChange`).
+    public let isObserved: Bool
 
     let selectColumnsSQL: String
     /// Whether the entity's class conforms to `ObjectLifecycle` (its hooks are called).
@@ -81,6 +89,11 @@ public final class EntityDescription: Sendable {
     let fetchAllSQL: String
     /// Slots and names of required attributes without a default, checked on insert.
     let requiredWithoutDefault: [(Int, String)]
+    /// Slots of required attributes with a `conversion`: their Swift type may be optional (no value
+    /// of the program's type stands for "unset"), so a save checks they are not `nil`.
+    let requiredConverted: [Int]
+    /// Whether an attribute has a `conversion`: reading a row can then fail (`Statement.conversionFailure`).
+    let hasConversions: Bool
     /// Slots of attributes with bounds or a pattern, checked on save.
     let ruledAttributes: [Int]
     /// For each relationship, the position of its foreign-key column in `columns` (owning to-ones).
@@ -101,8 +114,10 @@ public final class EntityDescription: Sendable {
     public init(
         name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], columns: [String]? = nil, uniquenessConstraints: [[Int]] = [],
-        objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:], isAbstract: Bool = false
+        objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:], isAbstract: Bool = false,
+        isObserved: Bool = false
     ) {
+        self.isObserved = isObserved
         self.transients = transients
         self.isAbstract = isAbstract
         self.name = name
@@ -129,6 +144,8 @@ public final class EntityDescription: Sendable {
         requiredWithoutDefault = attributes.enumerated().compactMap { slot, attribute in
             !attribute.isOptional && !attribute.hasDefault ? (slot, attribute.name) : nil
         }
+        requiredConverted = attributes.indices.filter { !attributes[$0].isOptional && attributes[$0].conversion != nil }
+        hasConversions = attributes.contains { $0.conversion != nil }
         ruledAttributes = attributes.indices.filter { attributes[$0].hasRule }
         foreignKeyPositions = relationships.map { relationship in relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) } }
         hasForeignKeys = !foreignKeys.isEmpty

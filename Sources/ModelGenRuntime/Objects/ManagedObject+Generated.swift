@@ -21,7 +21,32 @@ extension ManagedObject {
         return try checkedValue(value, Value.self, slot: slot)
     }
 
-    private static func convertedInteger<Value>(_ value: Any?, to type: Value.Type) -> Value? {
+    /// `value` as the program's own `Value` for the attribute in `slot` (a `RawRepresentable` or
+    /// `Codable` type): the value itself, or its stored form converted.
+    /// - Throws: `.wrongType` for `nil` or a value of another type, `.conversion` for a stored
+    ///   form that is no value of `Value`.
+    @_spi(Generated)
+    public final func checkedConvertedValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError) -> Value {
+        if let typed = value as? Value { return typed }
+        guard let present = unwrappedValue(value), let conversion = Self.entityDescription.attributes[slot].conversion else {
+            throw wrongType(value, Value.self, slot: slot)
+        }
+        do {
+            if let typed = try conversion.typed(present) as? Value { return typed }
+        } catch {
+            throw Statement.located(error, slot, Self.entityDescription, "setting a value")
+        }
+        throw wrongType(value, Value.self, slot: slot)
+    }
+
+    /// `value` as a `Value?` for the optional (in Swift) attribute in `slot`.
+    @_spi(Generated)
+    public final func checkedOptionalConvertedValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError) -> Value? {
+        guard let value = unwrappedValue(value) else { return nil }
+        return try checkedConvertedValue(value, Value.self, slot: slot)
+    }
+
+    static func convertedInteger<Value>(_ value: Any?, to type: Value.Type) -> Value? {
         guard let number = value as? any BinaryInteger, let integerType = Value.self as? any FixedWidthInteger.Type else { return nil }
         return exactInteger(integerType, number) as? Value
     }
@@ -71,7 +96,20 @@ extension ManagedObject {
         for (slot, attribute) in entity.attributes.enumerated() {
             guard let position = entity.columns.firstIndex(of: attribute.column) else { continue }
             let index = column + Int32(position)
-            dynamicValues[slot] = row.isNull(index) ? nil : Self.read(attribute.type, row, index)
+            guard !row.isNull(index) else {
+                dynamicValues[slot] = nil
+                continue
+            }
+            let stored = Self.read(attribute.type, row, index)
+            guard let conversion = attribute.conversion else {
+                dynamicValues[slot] = stored
+                continue
+            }
+            do throws(DatabaseError) {
+                dynamicValues[slot] = try conversion.typed(stored)
+            } catch {
+                row.noteConversionFailure(error, slot: slot)
+            }
         }
     }
 
@@ -84,7 +122,16 @@ extension ManagedObject {
         guard entity.bindsBySlot else { return bind(to: statement, startingAt: index, mask: mask) }
         var next = index
         for (slot, attribute) in entity.attributes.enumerated() where mask & EntityDescription.bit(slot) != 0 {
-            Self.bind(value(atSlot: slot), attribute.type, to: statement, at: next)
+            var value = value(atSlot: slot)
+            if let conversion = attribute.conversion, let present = unwrappedValue(value) {
+                do throws(DatabaseError) {
+                    value = try conversion.stored(present)
+                } catch {
+                    value = nil
+                    statement.noteConversionFailure(error, slot: slot)
+                }
+            }
+            Self.bind(value, attribute.type, to: statement, at: next)
             next += 1
         }
         return next

@@ -304,6 +304,7 @@ extension ManagedObject {
     /// Records that relationship `index` must be written at the next save.
     final func noteRelationshipChange(_ index: Int) {
         relationshipMask |= EntityDescription.bit(index)
+        if Self.entityDescription.isObserved { modelGenRelationshipDidChange(index) }
         // A child context lists its unsaved objects too (after they are pushed, they are updates).
         if !isListedAsUpdated && (objectID.rowID > 0 || isInChildContext), let context { context.noteUpdate(self) }
     }

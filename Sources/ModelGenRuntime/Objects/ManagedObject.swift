@@ -193,6 +193,16 @@ open class ManagedObject: Hashable {
     @_spi(Generated)
     open func bind(to statement: Statement, startingAt index: Int32, mask: UInt64) -> Int32 { index }
 
+    /// Tells observers that values and relationships may have changed outside the setters (the
+    /// row was read again: a merge, a refresh, a rollback). Generated `observable` classes
+    /// override it; the runtime calls it only for entities whose `isObserved` is set.
+    @_spi(Generated)
+    open func modelGenValuesDidChange() {}
+
+    /// Tells observers that relationship `index` changed (its own setter, or the other side's).
+    @_spi(Generated)
+    open func modelGenRelationshipDidChange(_ index: Int) {}
+
     /// The value of the attribute in `slot` (`nil` for an unset optional).
     @_spi(Generated)
     open func value(atSlot slot: Int) -> Any? {
@@ -219,7 +229,23 @@ open class ManagedObject: Hashable {
             return
         }
         // Kept as the attribute's Swift type, as generated storage keeps it (an integer of another
-        // width is converted when it fits).
+        // width is converted when it fits; a typed attribute's stored form is converted).
+        if let conversion = attribute.conversion {
+            let typed: Any
+            if conversion.isTyped(unwrapped) {
+                typed = unwrapped
+            } else {
+                do throws(DatabaseError) {
+                    typed = try conversion.typed(unwrapped)
+                } catch {
+                    throw Statement.located(error, slot, entity, "setting a value")
+                }
+            }
+            prepareDynamicValues()
+            dynamicValues[slot] = typed
+            didChange(slot: slot)
+            return
+        }
         guard let typed = Self.swiftValue(unwrapped, for: attribute.type) else {
             throw DatabaseError(
                 .wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type), not \(type(of: unwrapped))", entity: entity.name,

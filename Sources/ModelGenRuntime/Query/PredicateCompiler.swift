@@ -289,7 +289,10 @@ enum PredicateEvaluator {
     }
 
     static func value(_ slot: Int, _ object: ManagedObject) -> StoredValue {
-        StoredValue.from(object.value(atSlot: slot), for: type(of: object).entityDescription.attributes[slot].type) ?? .null
+        let entity = type(of: object).entityDescription
+        let attribute = entity.attributes[slot]
+        let value = attribute.conversion == nil ? object.value(atSlot: slot) : object.storedForm(atSlot: slot, entity)
+        return StoredValue.from(value, for: attribute.type) ?? .null
     }
 
     static func compare(_ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue) -> Bool {

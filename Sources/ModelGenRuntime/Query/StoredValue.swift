@@ -10,8 +10,15 @@ enum StoredValue: Hashable {
     /// A `Decimal`, stored as its text (exact); compared by value, in memory only.
     case decimal(Decimal)
 
-    /// The stored form of `value` for an attribute of `type`; `nil` when `value` does not fit the type.
+    /// The stored form of `value` for an attribute of `type`; `nil` when `value` does not fit the
+    /// type. A `RawRepresentable` value (a typed attribute's, in a predicate) is its raw value.
     static func from(_ value: Any?, for type: ValueType) -> StoredValue? {
+        if let stored = plain(value, for: type) { return stored }
+        guard let raw = value as? any RawRepresentable else { return nil }
+        return plain(raw.rawValue, for: type)
+    }
+
+    private static func plain(_ value: Any?, for type: ValueType) -> StoredValue? {
         guard let value else { return .null }
         if let optional = value as? any OptionalProtocol { return optional.isNil ? .null : from(optional.wrapped, for: type) }
         switch type {

@@ -21,6 +21,8 @@ struct GenerateCommand: Command {
           --access <level>            public | internal (default: public)
           --single-file <name>        Write all the Swift code into one file of this name (the
                                       fixed output a build tool plugin declares)
+          --observable                Make the classes Observable (the Observation framework), so
+                                      SwiftUI and withObservationTracking see their properties
           --sql                       Also write <Model>.sqlite.sql and <Model>.postgres.sql
           --configuration <name>      Only the entities of this configuration
           --model-version <name>      Use this version instead of the current one
@@ -31,7 +33,7 @@ struct GenerateCommand: Command {
         """
     static let spec = OptionSpec(
         valued: ["--output", "--templates", "--access", "--configuration", "--model-version", "--single-file"],
-        flags: ["--warnings-as-errors", "--sql"],
+        flags: ["--warnings-as-errors", "--sql", "--observable"],
         choices: ["--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue)])
 
     /// The model's file name as the generated header names it (no directories: output must not
@@ -59,7 +61,7 @@ struct GenerateCommand: Command {
         let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
         let options = SwiftGenerationOptions(
             access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!, sourceName: sourceName(path),
-            singleFile: arguments.options["--single-file"])
+            singleFile: arguments.options["--single-file"], observable: arguments.has("--observable"))
         if let single = options.singleFile, single.isEmpty || single.contains("/") {
             throw UsageError(message: "--single-file takes a file name, not a path")
         }
