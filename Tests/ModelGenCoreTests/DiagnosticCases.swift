@@ -230,6 +230,15 @@ enum DiagnosticCases {
         Case(
             id: "missing-derivation", severity: .error,
             marked: entity(#"<attribute name="a" optional="YES" attributeType="Integer 64" 1️⃣derived="YES"/>"#)),
+        Case(
+            id: "invalid-swift-type", severity: .error,
+            marked: entity(
+                #"1️⃣<attribute name="a" attributeType="String"><userInfo><entry key="modelgen.type" value="Status!"/></userInfo></attribute>"#)),
+        Case(
+            id: "ignored-swift-type", severity: .warning,
+            marked: entity(
+                #"1️⃣<attribute name="a" attributeType="String" transient="YES"><userInfo><entry key="modelgen.type" value="Status"/></userInfo></attribute>"#
+            )),
         Case(id: "missing-composite", severity: .error, marked: entity(#"1️⃣<attribute name="c" attributeType="Composite"/>"#)),
         Case(
             id: "unresolved-composite", severity: .error,

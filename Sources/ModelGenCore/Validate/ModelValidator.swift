@@ -15,6 +15,7 @@ public struct ModelValidator {
         PredicateRules.check,
         SortKeyRules.check,
         NameRules.check,
+        TypedValueRules.check,
     ]
 
     public init() {}

@@ -147,7 +147,9 @@ extension ManagedObject {
     /// (`nil` when it cannot be encoded; a save reports that), else the value itself.
     final func storedForm(atSlot slot: Int, _ entity: EntityDescription) -> Any? {
         let value = value(atSlot: slot)
-        guard let conversion = entity.attributes[slot].conversion, let present = unwrappedValue(value) else { return value }
+        guard entity.hasConversions, let conversion = entity.attributes[slot].conversion, let present = unwrappedValue(value) else {
+            return value
+        }
         return try? conversion.stored(present)
     }
 }

@@ -290,9 +290,8 @@ enum PredicateEvaluator {
 
     static func value(_ slot: Int, _ object: ManagedObject) -> StoredValue {
         let entity = type(of: object).entityDescription
-        let attribute = entity.attributes[slot]
-        let value = attribute.conversion == nil ? object.value(atSlot: slot) : object.storedForm(atSlot: slot, entity)
-        return StoredValue.from(value, for: attribute.type) ?? .null
+        let value = entity.hasConversions ? object.storedForm(atSlot: slot, entity) : object.value(atSlot: slot)
+        return StoredValue.from(value, for: entity.attributes[slot].type) ?? .null
     }
 
     static func compare(_ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue) -> Bool {
