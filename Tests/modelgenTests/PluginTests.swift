@@ -37,10 +37,11 @@ import Testing
         try #require(first.status == 0, "first build failed:\n\(first.stdout)\n\(first.stderr)")
         #expect(first.stdout.contains(Self.announcement))
         let run = try CLIRunner.run(package.appendingPathComponent(".build/debug/Shop"), [])
-        #expect(run.stdout == "Cocoa: 5\nTea: 3\n", "\(run.stderr)")
+        #expect(run.stdout == "Cocoa: 5\nTea: 3\nobserved: a change to Tea's stock\n", "\(run.stderr)")
         let generated = try Self.generatedFile(package)
         let before = try String(contentsOf: generated, encoding: .utf8)
         #expect(before.contains("\nfinal class Product"), "modelgen.json asks for internal access")
+        #expect(before.contains("final class Product: ManagedObject, Observation.Observable {"), "and observable classes")
 
         // An untouched rebuild does not run the generator. (SwiftPM relinks a tool built from
         // source on the first rebuild after a clean build, and a command whose tool changed runs
