@@ -8,7 +8,7 @@ import PackagePlugin
 /// becomes one build command whose inputs are every file of the bundle (each version's `contents`,
 /// `.xccurrentversion`) plus the options file and templates, and whose one output is
 /// `<Model>.swift` (`--single-file`): editing the model regenerates, an untouched rebuild does not.
-/// Options come from a `modelgen.json` next to the model:
+/// Options come from a `modelgen.json` next to the model (`modelgen generate --config` reads it):
 ///
 /// ```json
 /// { "access": "internal", "configuration": "Cloud", "templates": "Templates", "observable": true }
@@ -24,14 +24,11 @@ struct ModelGenPlugin: BuildToolPlugin {
             guard names.insert(name).inserted else {
                 throw PluginError("two models named '\(name)' in target '\(target.name)'; rename one")
             }
-            let options = try Options(nextTo: model)
+            let options = Options(nextTo: model)
             let output = context.pluginWorkDirectoryURL.appendingPathComponent(name, isDirectory: true)
             let file = output.appendingPathComponent(name + ".swift")
             var arguments = ["generate", model.path, "--output", output.path, "--single-file", file.lastPathComponent]
-            arguments += ["--access", options.access ?? "public"]
-            if let configuration = options.configuration { arguments += ["--configuration", configuration] }
-            if let templates = options.templates { arguments += ["--templates", templates.path] }
-            if options.observable { arguments.append("--observable") }
+            if let config = options.url { arguments += ["--config", config.path] }
             return .buildCommand(
                 displayName: "Generating Swift for \(model.lastPathComponent) with modelgen",
                 executable: tool.url,
@@ -74,50 +71,31 @@ struct ModelGenPlugin: BuildToolPlugin {
     }
 }
 
-/// The contents of a `modelgen.json` beside a model.
+/// The `modelgen.json` beside a model, handed to `modelgen generate --config`, which checks it
+/// and applies it. The plugin reads only the templates folder it names: those files are inputs
+/// of the build command too.
 struct Options {
-    var access: String?
-    var configuration: String?
-    var templates: URL?
-    var observable = false
+    /// The file, when there is one.
+    var url: URL?
     /// The options file and the templates, as build inputs.
     var files: [URL] = []
 
-    init(nextTo model: URL) throws {
+    private struct Templates: Decodable {
+        var templates: String?
+    }
+
+    init(nextTo model: URL) {
         let url = model.deletingLastPathComponent().appendingPathComponent("modelgen.json")
         guard FileManager.default.fileExists(atPath: url.path) else { return }
+        self.url = url
         files.append(url)
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
-        } catch {
-            throw PluginError("\(url.path): not valid JSON (\(error.localizedDescription))")
-        }
-        guard let values = object as? [String: Any] else { throw PluginError("\(url.path): expected a JSON object") }
-        for (key, value) in values {
-            if key == "observable" {
-                guard let flag = value as? Bool else { throw PluginError("\(url.path): 'observable' must be true or false") }
-                observable = flag
-                continue
-            }
-            guard let text = value as? String else { throw PluginError("\(url.path): '\(key)' must be a string") }
-            switch key {
-            case "access":
-                guard text == "public" || text == "internal" else {
-                    throw PluginError("\(url.path): 'access' must be \"public\" or \"internal\", not \"\(text)\"")
-                }
-                access = text
-            case "configuration":
-                configuration = text
-            case "templates":
-                let directory = url.deletingLastPathComponent().appendingPathComponent(text, isDirectory: true)
-                templates = directory
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-                files += names.filter { $0.hasSuffix(".mustache") }.sorted().map { directory.appendingPathComponent($0) }
-            default:
-                throw PluginError("\(url.path): unknown option '\(key)' (known: access, configuration, templates, observable)")
-            }
-        }
+        // A file modelgen cannot read is its error to report, at build time, with the reason.
+        guard let data = FileManager.default.contents(atPath: url.path),
+            let templates = (try? JSONDecoder().decode(Templates.self, from: data))?.templates
+        else { return }
+        let directory = url.deletingLastPathComponent().appendingPathComponent(templates, isDirectory: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        files += names.filter { $0.hasSuffix(".mustache") }.sorted().map { directory.appendingPathComponent($0) }
     }
 }
 

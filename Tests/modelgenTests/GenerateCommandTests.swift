@@ -146,6 +146,51 @@ import Testing
         #expect(missingTemplates.stderr.contains("does not exist"))
     }
 
+    /// `--config` reads a modelgen.json: access, observable, templates relative to the file;
+    /// options on the command line win; a bad file is an error naming it and what is wrong.
+    @Test func generateReadsAConfigurationFile() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let templates = directory.appendingPathComponent("custom")
+        try FileManager.default.createDirectory(at: templates, withIntermediateDirectories: true)
+        let builtIn = try String(
+            contentsOf: CLIRunner.packageRoot.appendingPathComponent("Sources/ModelGenCore/GenerateSwift/Templates/initializer.mustache"),
+            encoding: .utf8)
+        try ("    // from the custom templates\n" + builtIn).write(
+            to: templates.appendingPathComponent("initializer.mustache"), atomically: true, encoding: .utf8)
+        let config = directory.appendingPathComponent("modelgen.json")
+        try #"{ "access": "internal", "observable": true, "templates": "custom" }"#.write(to: config, atomically: true, encoding: .utf8)
+
+        let output = directory.appendingPathComponent("out")
+        let result = try CLIRunner.run(["generate", "Models/Fruits.xcdatamodeld", "--output", output.path, "--config", config.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let fruit = try String(contentsOf: output.appendingPathComponent("FruitEntity.swift"), encoding: .utf8)
+        #expect(fruit.contains("\nfinal class FruitEntity: ManagedObject, Observation.Observable {"), "internal and observable")
+        #expect(fruit.contains("// from the custom templates"), "templates found relative to the file")
+
+        let overridden = try CLIRunner.run([
+            "generate", "Models/Fruits.xcdatamodeld", "--output", output.path, "--config", config.path, "--access", "public",
+        ])
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        let publicFruit = try String(contentsOf: output.appendingPathComponent("FruitEntity.swift"), encoding: .utf8)
+        #expect(publicFruit.contains("\npublic final class FruitEntity"), "the command line wins")
+
+        for (text, message) in [
+            (#"{ "acess": "internal" }"#, "unknown option 'acess' (known: access, configuration, templates, observable)"),
+            (#"{ "access": "open" }"#, #"'access' must be "public" or "internal""#),
+            (#"{ "observable": "yes" }"#, "'observable' must be true or false"),
+            (#"{ "templates": 3 }"#, "'templates' must be a string"),
+            (#"[ "access" ]"#, "expected a JSON object"),
+            (#"{ "access": "#, "not valid JSON"),
+        ] {
+            try text.write(to: config, atomically: true, encoding: .utf8)
+            let bad = try CLIRunner.run(["generate", "Models/Fruits.xcdatamodeld", "--output", output.path, "--config", config.path])
+            #expect(bad.status == 1 && bad.stderr == "modelgen: error: \(config.path): \(message)\n", "\(text): \(bad.stderr)")
+        }
+        let missing = try CLIRunner.run(["generate", "Models/Fruits.xcdatamodeld", "--output", output.path, "--config", "/nonexistent.json"])
+        #expect(missing.status == 1 && missing.stderr.contains("/nonexistent.json: cannot be read"))
+    }
+
     @Test func dumpSwiftPrintsTheTemplateContextDeterministically() throws {
         let first = try CLIRunner.run(["dump", "--stage", "swift", "--format", "json", "Models/Library.xcdatamodeld"])
         let second = try CLIRunner.run(["dump", "--stage", "swift", "--format", "json", "Models/Library.xcdatamodeld"])

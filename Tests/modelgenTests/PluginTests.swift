@@ -76,5 +76,13 @@ import Testing
         let output = broken.stdout + broken.stderr
         #expect(output.contains("Shop.xcdatamodel/contents:5:"), "\(output)")
         #expect(output.contains("error:"))
+
+        // So is a mistake in modelgen.json, named by modelgen, which reads the file.
+        try model.write(to: contents, atomically: true, encoding: .utf8)
+        let options = package.appendingPathComponent("Sources/Shop/modelgen.json")
+        try #"{ "access": "internal", "observabel": true }"#.write(to: options, atomically: true, encoding: .utf8)
+        let misspelt = try Self.swiftBuild(package)
+        #expect(misspelt.status != 0)
+        #expect((misspelt.stdout + misspelt.stderr).contains("modelgen.json: unknown option 'observabel'"), "\(misspelt.stdout)")
     }
 }

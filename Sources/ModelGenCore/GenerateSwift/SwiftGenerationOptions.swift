@@ -1,7 +1,7 @@
 /// Choices for the generated Swift.
 public struct SwiftGenerationOptions: Sendable {
     /// The access level of generated declarations.
-    public enum Access: String, Sendable, CaseIterable {
+    public enum Access: String, Sendable, CaseIterable, Decodable {
         case `public`, `internal`
     }
 

@@ -15,6 +15,9 @@ struct GenerateCommand: Command {
 
         OPTIONS:
           --output <directory>        Where to write the files (created if missing)
+          --config <file>             Options from a modelgen.json (access, configuration,
+                                      templates relative to the file, observable); options
+                                      given here win
           --templates <directory>     Templates that replace built-in ones by file name
                                       (entity, storage, description, properties, overrides, initializer,
                                       helpers, model; each <name>.mustache)
@@ -29,10 +32,11 @@ struct GenerateCommand: Command {
           --warnings-as-errors        Treat warnings as errors
           -h, --help                  Show this help
 
-        EXIT STATUS: 0 success, 1 model errors, bad templates or unwritable output, 64 usage error.
+        EXIT STATUS: 0 success, 1 model errors, a bad configuration file or templates, unwritable output,
+        64 usage error.
         """
     static let spec = OptionSpec(
-        valued: ["--output", "--templates", "--access", "--configuration", "--model-version", "--single-file"],
+        valued: ["--output", "--templates", "--access", "--configuration", "--model-version", "--single-file", "--config"],
         flags: ["--warnings-as-errors", "--sql", "--observable"],
         choices: ["--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue)])
 
@@ -49,28 +53,24 @@ struct GenerateCommand: Command {
             throw UsageError(message: arguments.positionals.isEmpty ? "missing model path" : "generate takes one model")
         }
         guard let directory = arguments.options["--output"] else { throw UsageError(message: "missing --output <directory>") }
-        var overrides: [String: String] = [:]
-        if let templates = arguments.options["--templates"] {
-            switch loadTemplates(templates) {
-            case .success(let loaded): overrides = loaded
-            case .failure(let message):
-                output.printError("modelgen: error: \(message)")
-                return .modelErrors
-            }
+        let resolved: Resolved
+        switch resolve(arguments, path: path) {
+        case .success(let value): resolved = value
+        case .failure(let problem):
+            output.printError("modelgen: error: \(problem.message)")
+            return .modelErrors
         }
-        let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
-        let options = SwiftGenerationOptions(
-            access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!, sourceName: sourceName(path),
-            singleFile: arguments.options["--single-file"], observable: arguments.has("--observable"))
+        let (options, configuration, overrides) = (resolved.options, resolved.configuration, resolved.templates)
         if let single = options.singleFile, single.isEmpty || single.contains("/") {
             throw UsageError(message: "--single-file takes a file name, not a path")
         }
+        let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
         var files: [GeneratedFile] = []
         if let model = ModelLoader().load(path: path, version: arguments.options["--model-version"], diagnostics: engine),
-            let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
+            let schema = SchemaLowering().lower(model, configuration: configuration, diagnostics: engine),
             !engine.hasErrors
         {
-            let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: arguments.options["--configuration"])
+            let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: configuration)
             let wantsSQL = arguments.has("--sql")
             do {
                 let generated = try SwiftGenerator(options: options, templates: overrides).generateAll(
@@ -102,6 +102,40 @@ struct GenerateCommand: Command {
             return .modelErrors
         }
         return .success
+    }
+
+    /// What the generator runs with: the options given on the command line, else those of the
+    /// `--config` file, else the defaults.
+    private struct Resolved {
+        var options: SwiftGenerationOptions
+        var configuration: String?
+        var templates: [String: String]
+    }
+
+    private static func resolve(_ arguments: ParsedArguments, path: String) -> Result<Resolved, GenerateConfiguration.Problem> {
+        var file = GenerateConfiguration()
+        var templatesDirectory = arguments.options["--templates"]
+        if let config = arguments.options["--config"] {
+            switch GenerateConfiguration.load(config) {
+            case .success(let loaded): file = loaded
+            case .failure(let problem): return .failure(problem)
+            }
+            if templatesDirectory == nil, let templates = file.templates {
+                templatesDirectory = URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent(templates).path
+            }
+        }
+        var templates: [String: String] = [:]
+        if let templatesDirectory {
+            switch loadTemplates(templatesDirectory) {
+            case .success(let loaded): templates = loaded
+            case .failure(let message): return .failure(GenerateConfiguration.Problem(message))
+            }
+        }
+        let access = arguments.options["--access"].flatMap(SwiftGenerationOptions.Access.init) ?? file.access ?? .public
+        let options = SwiftGenerationOptions(
+            access: access, sourceName: sourceName(path), singleFile: arguments.options["--single-file"],
+            observable: arguments.has("--observable") || file.observable == true)
+        return .success(Resolved(options: options, configuration: arguments.options["--configuration"] ?? file.configuration, templates: templates))
     }
 
     private enum Loaded {
