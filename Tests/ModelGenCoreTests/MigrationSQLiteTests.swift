@@ -571,6 +571,27 @@ import Testing
         #expect(plan.steps.contains { $0.code == "add-column" && $0.subject == "person.full_name" })
     }
 
+    /// With several look-alikes added, the hint names the one whose name is closest to the
+    /// dropped one's, for properties and for entities.
+    @Test func theRenameHintNamesTheClosestLookAlike() throws {
+        let binary = { (name: String) in #"<attribute name="\#(name)" optional="YES" attributeType="Binary"/>"# }
+        let (oldModel, oldSchema) = try Self.load(Self.entity("Note", binary("fieldsData") + binary("title")))
+        let (newModel, newSchema) = try Self.load(Self.entity("Note", binary("emojis") + binary("fields") + binary("title")))
+        let plan = MigrationPlanner().plan(from: oldModel, oldSchema, to: newModel, newSchema)
+        let drop = try #require(plan.steps.first { $0.code == "drop-attribute" })
+        #expect(drop.message.hasSuffix(#"if fields is fieldsData renamed, give fields the renaming ID "fieldsData" in the model to keep the values"#), "\(drop.message)")
+
+        let people = try Self.load(Self.person)
+        let animalsAndHumans = try Self.load(
+            Self.person.replacingOccurrences(of: #""Person""#, with: #""Animal""#) + "\n"
+                + Self.person.replacingOccurrences(of: #""Person""#, with: #""Persons""#))
+        let entityPlan = MigrationPlanner().plan(from: people.0, people.1, to: animalsAndHumans.0, animalsAndHumans.1)
+        let dropEntity = try #require(entityPlan.steps.first { $0.code == "drop-entity" })
+        #expect(dropEntity.message.contains(#"if Persons is Person renamed"#), "\(dropEntity.message)")
+        #expect(MigrationPlanner.closest(to: "fieldsData", among: ["emojis", "Fields", "fieldData"]) == "fieldData")
+        #expect(MigrationPlanner.closest(to: "a", among: []) == nil)
+    }
+
     /// An entity dropped and one of the same shape added look like a rename: the drop says how.
     @Test func aLookAlikeEntitySuggestsARenamingID() throws {
         let (oldModel, oldSchema) = try Self.load(Self.person)

@@ -63,19 +63,6 @@ public struct MigrationPlanner: Sendable {
         return plan
     }
 
-    /// For a dropped entity table, when a new table of the same shape (columns of the same roles
-    /// and types) is created: how to make it a rename instead (never done silently).
-    private static func renameHint(dropped table: Table, _ plan: MigrationPlan, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities) -> String? {
-        guard table.kind == .entity else { return nil }
-        let shape = { (table: Table) in table.columns.map { "\($0.role.rawValue) \($0.type.rawValue)" }.sorted() }
-        let root = { (ids: SchemaIdentities, table: String) in ids.mappings(table).min { $0.entityID < $1.entityID }?.entity }
-        for case .create(let created) in plan.tables where created.kind == .entity && shape(created) == shape(table) {
-            guard let oldName = root(oldIDs, table.name), let newName = root(newIDs, created.name) else { continue }
-            return "if \(newName) is \(oldName) renamed, give \(newName) the renaming ID \"\(oldIDs.entity(oldName))\" in the model to keep its rows"
-        }
-        return nil
-    }
-
     // MARK: - Tables
 
     private func planTable(
@@ -213,12 +200,7 @@ public struct MigrationPlanner: Sendable {
             default: "drop-column"
             }
             var message = "column \(old.name).\(column.name) and its values are dropped"
-            // A new column of the same kind and type looks like a rename: never made silently.
-            if let twin = new.columns.first(where: { candidate in
-                candidate.role == column.role && candidate.type == column.type && sources[candidate.name] == .nothing
-            }), let attribute = column.source?.split(separator: ".").dropFirst().first, let newName = twin.source?.split(separator: ".").dropFirst().first {
-                message += "; if \(newName) is \(attribute) renamed, give \(newName) the renaming ID \"\(attribute)\" in the model to keep the values"
-            }
+            if let hint = Self.renameHint(dropped: column, new.columns.filter { sources[$0.name] == .nothing }) { message += "; " + hint }
             steps.append(.init(code: code, safety: .lossy, subject: "\(old.name).\(column.name)", message: message))
         }
         // Entity IDs: the rows' `_entity` follows its entity to its new number; rows of entities
