@@ -21,11 +21,11 @@ import Testing
     }
 
     /// `swiftc -typecheck` of `files` against the built runtime, in Swift 6 mode.
-    static func typecheck(_ swiftc: String, _ files: [String]) throws -> Subprocess.Output {
+    static func typecheck(_ swiftc: String, _ files: [String], extra: [String] = []) throws -> Subprocess.Output {
         let csqlite = TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path
         let clibpq = TestPaths.packageRoot.appendingPathComponent("Sources/CLibPQ").path
         return try Subprocess.run(
-            swiftc, ["-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite, "-I", clibpq, "-Xcc", "-I/usr/include/postgresql"] + files)
+            swiftc, ["-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite, "-I", clibpq, "-Xcc", "-I/usr/include/postgresql"] + extra + files)
     }
 
     /// The error and warning lines of a compiler run.
@@ -57,7 +57,7 @@ import Testing
             let url = directory.appendingPathComponent(file.name)
             try file.contents.write(to: url, atomically: true, encoding: .utf8)
             urls.append(url)
-            if let match = file.contents.firstMatch(of: /\/\/ `((?:public )?(?:final )?class [^`]+)`/) { userClasses += match.1 + "\n" }
+            if let match = file.contents.firstMatch(of: /\/\/ `((?:public |package )?(?:final )?class [^`]+)`/) { userClasses += match.1 + "\n" }
             userTypes(in: file.contents, access: access, into: &declared, &userClasses)
         }
         let stubs = directory.appendingPathComponent("_UserClasses.swift")
@@ -69,7 +69,7 @@ import Testing
     /// them (`// `gender` is a `Gender`: a `RawRepresentable` type whose raw value is `Int16`.`):
     /// the least that satisfies each. Names the standard library has (`[String]`) are skipped.
     static func userTypes(in contents: String, access: SwiftGenerationOptions.Access, into declared: inout Set<String>, _ text: inout String) {
-        let open = access == .public ? "public " : ""
+        let open = access == .internal ? "" : access.rawValue + " "
         for match in contents.matches(of: /(?m)^\/\/ `[^`]+` is a `([A-Za-z_][A-Za-z0-9_]*)`: (.*)$/) {
             let name = String(match.1)
             guard declared.insert(name).inserted else { continue }
@@ -94,6 +94,23 @@ import Testing
             let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)
             let files = try Self.generate(contents, into: root.appendingPathComponent(name), access: .internal)
             let output = try Self.typecheck(swiftc, files.map(\.path))
+            let diagnostics = Self.diagnostics(output)
+            #expect(output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
+        }
+    }
+
+    /// `package` access (a package's targets share the generated classes): the models with
+    /// inheritance, `category` entities below and above generated classes, and typed values.
+    @Test func packageAccessTypeChecks() throws {
+        let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
+        let root = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        for name in ["Gallery", "Library", "Tasks"] {
+            let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
+            let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)
+            let files = try Self.generate(contents, into: root.appendingPathComponent(name), access: .package)
+            #expect(try String(contentsOf: files[0], encoding: .utf8).contains("package "), "\(name): package declarations")
+            let output = try Self.typecheck(swiftc, files.map(\.path), extra: ["-package-name", "ModelGenTests"])
             let diagnostics = Self.diagnostics(output)
             #expect(output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
         }

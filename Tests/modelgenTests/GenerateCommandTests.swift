@@ -177,7 +177,7 @@ import Testing
 
         for (text, message) in [
             (#"{ "acess": "internal" }"#, "unknown option 'acess' (known: access, configuration, templates, observable)"),
-            (#"{ "access": "open" }"#, #"'access' must be "public" or "internal""#),
+            (#"{ "access": "open" }"#, #"'access' must be one of "public", "package", "internal""#),
             (#"{ "observable": "yes" }"#, "'observable' must be true or false"),
             (#"{ "templates": 3 }"#, "'templates' must be a string"),
             (#"[ "access" ]"#, "expected a JSON object"),

@@ -24,7 +24,7 @@ extension SwiftContextBuilder {
         let isCategory = entity.codeGeneration == .category
         let hasSubentities = entity.subentities.contains { classNames[$0] != nil }
         let superclass = entity.parent.flatMap { classNames[$0] } ?? "ManagedObject"
-        let overrideAccess = options.access == .public ? "@_spi(Generated) public override " : "override "
+        let overrideAccess = options.access.runtimeFacingModifier + "override "
         let uniquenessSets = uniquenessSlots(index)
         let composites = compositeContexts(index, inheritedCount: inheritedCount, into: &context)
         let transients = transientContexts(index, into: &context)
@@ -38,7 +38,7 @@ extension SwiftContextBuilder {
         context.member(Key.access, access)
         context.member(Key.partOfFile, options.singleFile != nil)
         context.member(Key.overrideAccess, overrideAccess)
-        context.member(Key.spiAccess, options.access == .public ? "@_spi(Generated) public " : "")
+        context.member(Key.spiAccess, options.access.runtimeFacingModifier)
         context.member(Key.className, className)
         context.member(Key.entityName, entity.name)
         context.member(Key.entityNameLiteral, SwiftNames.literal(entity.name))

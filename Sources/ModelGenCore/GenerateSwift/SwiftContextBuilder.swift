@@ -145,7 +145,7 @@ struct SwiftContextBuilder {
         }
     }
 
-    var access: String { options.access == .public ? "public " : "" }
+    var access: String { options.access.modifier }
 
     // MARK: - Names
 

@@ -2,7 +2,26 @@
 public struct SwiftGenerationOptions: Sendable {
     /// The access level of generated declarations.
     public enum Access: String, Sendable, CaseIterable, Decodable {
-        case `public`, `internal`
+        case `public`, `package`, `internal`
+
+        /// The modifier of generated declarations (`"public "`, `"package "`, `""`).
+        var modifier: String {
+            switch self {
+            case .public: "public "
+            case .package: "package "
+            case .internal: ""
+            }
+        }
+
+        /// The modifiers of overrides and witnesses of the runtime's members for generated code
+        /// (`@_spi(Generated)` when public, so they stay out of the program's interface).
+        var runtimeFacingModifier: String {
+            switch self {
+            case .public: "@_spi(Generated) public "
+            case .package: "package "
+            case .internal: ""
+            }
+        }
     }
 
     public var access: Access

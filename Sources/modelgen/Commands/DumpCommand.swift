@@ -17,7 +17,7 @@ struct DumpCommand: Command {
         OPTIONS:
           --stage <stage>         parse | resolve | schema | swift (default: resolve)
           --configuration <name>  With --stage schema or swift: only this configuration's entities
-          --access <level>        With --stage swift: public | internal (default: public)
+          --access <level>        With --stage swift: public | package | internal (default: public)
           --format <format>       text | json (default: text)
           --model-version <name>  Dump this version instead of the current one
           --warnings-as-errors    Treat warnings as errors

@@ -21,7 +21,7 @@ struct GenerateCommand: Command {
           --templates <directory>     Templates that replace built-in ones by file name
                                       (entity, storage, description, properties, overrides, initializer,
                                       helpers, model; each <name>.mustache)
-          --access <level>            public | internal (default: public)
+          --access <level>            public | package | internal (default: public)
           --single-file <name>        Write all the Swift code into one file of this name (the
                                       fixed output a build tool plugin declares)
           --observable                Make the classes Observable (the Observation framework), so

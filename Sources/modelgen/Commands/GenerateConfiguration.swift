@@ -52,7 +52,8 @@ struct GenerateConfiguration: Decodable, Equatable {
     private static func describe(_ error: DecodingError) -> String {
         func expected(_ key: String) -> String {
             switch CodingKeys(rawValue: key) {
-            case .access: "\"" + SwiftGenerationOptions.Access.allCases.map(\.rawValue).joined(separator: "\" or \"") + "\""
+            case .access:
+                "one of " + SwiftGenerationOptions.Access.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
             case .observable: "true or false"
             default: "a string"
             }
