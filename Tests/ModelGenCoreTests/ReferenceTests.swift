@@ -71,7 +71,7 @@ import Testing
                 if expected == nil { Issue.record("recorded missing reference \(name)/\(file.name); review and commit it") }
                 continue
             }
-            #expect(file.contents == expected, "\(name)/\(file.name) differs from the reference:\n\(Self.firstDifference(file.contents, expected!))")
+            #expect(file.contents == expected, "\(name)/\(file.name) differs from the reference:\n\(UnifiedDiff.render(expected: expected!, actual: file.contents))")
         }
     }
 
@@ -87,7 +87,7 @@ import Testing
                 if expected == nil { Issue.record("recorded missing reference \(name)/\(file); review and commit it") }
                 continue
             }
-            #expect(actual == expected, "\(name)/\(file) differs from the reference:\n\(Self.firstDifference(actual, expected!))")
+            #expect(actual == expected, "\(name)/\(file) differs from the reference:\n\(UnifiedDiff.render(expected: expected!, actual: actual))")
         }
     }
 
@@ -110,17 +110,5 @@ import Testing
         let result = try cluster.psql(try String(contentsOf: url, encoding: .utf8), schema: schema)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'model'"#, schema: schema) == [[name]])
-    }
-
-    /// The first differing line, for a readable failure.
-    static func firstDifference(_ actual: String, _ expected: String) -> String {
-        let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
-        let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        for index in 0..<max(a.count, e.count) {
-            let left = index < a.count ? String(a[index]) : "<end>"
-            let right = index < e.count ? String(e[index]) : "<end>"
-            if left != right { return "line \(index + 1):\n- \(right.prefix(300))\n+ \(left.prefix(300))" }
-        }
-        return "(no difference)"
     }
 }
