@@ -20,6 +20,32 @@ import Testing
         }
     }
 
+    /// The README's synopsis of each command names exactly the options its `--help` lists (which
+    /// is written from the table the arguments are parsed with).
+    @Test func theReadmeSynopsisListsEveryOption() throws {
+        let readme = try String(contentsOf: CLIRunner.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let block = try #require(readme.firstMatch(of: /## The CLI\n\n```\n([\s\S]*?)```/)?.1)
+        var synopses: [String: String] = [:]
+        var current: String?
+        for line in block.split(separator: "\n") {
+            if let command = line.firstMatch(of: /^modelgen ([a-z]+)\s/)?.1 {
+                current = String(command)
+                synopses[String(command), default: ""] += line + "\n"
+            } else if line.hasPrefix(" "), let current {
+                synopses[current, default: ""] += line + "\n"
+            }
+        }
+        let optionName = /--[a-z-]+/
+        for command in ["check", "generate", "sql", "dump", "diff"] {
+            let help = try CLIRunner.run([command, "--help"])
+            let optionsSection = try #require(help.stdout.firstMatch(of: /OPTIONS:\n([\s\S]*?)\n\n/)?.1)
+            let listed = Set(optionsSection.split(separator: "\n").compactMap { $0.firstMatch(of: /^  (--[a-z-]+)/)?.1 }.map(String.init))
+            let synopsis = try #require(synopses[command], "no synopsis of \(command) in the README")
+            let named = Set(synopsis.matches(of: optionName).map { String($0.0) })
+            #expect(named == listed, "\(command): README names \(named.sorted()), --help lists \(listed.sorted())")
+        }
+    }
+
     @Test(arguments: [
         ([], "OVERVIEW"),
         (["frobnicate"], "modelgen: error: unknown command 'frobnicate'"),

@@ -13,16 +13,14 @@ struct CheckCommand: Command {
 
         USAGE: modelgen check [<options>] <model> ...
 
-        OPTIONS:
-          --model-version <name>  Check this version instead of the current one
-          --all-versions          Check every version of each bundle
-          --warnings-as-errors    Treat warnings as errors
-          -h, --help              Show this help
-
+        \(spec.help)
         EXIT STATUS: 0 no errors (warnings allowed), 1 errors, 64 usage error.
         """
-    static let spec = OptionSpec(
-        valued: ["--model-version"], flags: ["--all-versions", "--warnings-as-errors"])
+    static let spec = OptionSpec([
+        .valued("--model-version", "name", "Check this version instead of the current one"),
+        .flag("--all-versions", "Check every version of each bundle"),
+        .flag("--warnings-as-errors", "Treat warnings as errors"),
+    ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError(message: "missing model path") }

@@ -17,28 +17,23 @@ struct DiffCommand: Command {
         USAGE: modelgen diff [<options>] <old-model> <new-model>
                modelgen diff [<options>] <bundle.xcdatamodeld> --from <version> --to <version>
 
-        OPTIONS:
-          --from <version>, --to <version>
-                                      Versions of one bundle (names as in the bundle, e.g. "Model 2")
-          --dialect <dialect>         sqlite | postgres (default: sqlite)
-          --format <format>           sql | json (default: sql)
-          --allow-data-loss           Run lossy steps (dropped entities, attributes, relationships)
-          --default <Entity.attribute=value>
-                                      A value for a new required attribute without a default
-                                      (repeatable)
-          --check                     Print the plan's summary only; exit 1 when it is not empty
-          --configuration <name>      Only the entities of this configuration
-          --output <file>             Write to a file instead of standard output
-          -h, --help                  Show this help
-
+        \(spec.help)
         EXIT STATUS: 0 success (or, with --check, no changes), 1 model errors, a plan that cannot
         run as asked, or changes found with --check, 64 usage error.
         """
-    static let spec = OptionSpec(
-        valued: ["--from", "--to", "--dialect", "--format", "--default", "--configuration", "--output"],
-        flags: ["--allow-data-loss", "--check"],
-        choices: ["--dialect": ["sqlite", "postgres"], "--format": ["sql", "json"]],
-        repeatable: ["--default"])
+    static let spec = OptionSpec([
+        .valued("--from", "version", "The version of the bundle to migrate from (its name, e.g. \"Model 2\")"),
+        .valued("--to", "version", "The version of the bundle to migrate to"),
+        .valued("--dialect", "dialect", "(default: sqlite)", choices: ["sqlite", "postgres"]),
+        .valued("--format", "format", "(default: sql)", choices: ["sql", "json"]),
+        .flag("--allow-data-loss", "Run lossy steps (dropped entities, attributes, relationships)"),
+        .valued(
+            "--default", "Entity.attribute=value", "A value for a new required attribute without a default\n(repeatable)",
+            repeatable: true),
+        .flag("--check", "Print the plan's summary only; exit 1 when it is not empty"),
+        .valued("--configuration", "name", "Only the entities of this configuration"),
+        .valued("--output", "file", "Write to a file instead of standard output"),
+    ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         let paths: (String, String?, String, String?)

@@ -14,23 +14,17 @@ struct DumpCommand: Command {
 
         USAGE: modelgen dump [<options>] <model>
 
-        OPTIONS:
-          --stage <stage>         parse | resolve | schema | swift (default: resolve)
-          --configuration <name>  With --stage schema or swift: only this configuration's entities
-          --access <level>        With --stage swift: public | package | internal (default: public)
-          --format <format>       text | json (default: text)
-          --model-version <name>  Dump this version instead of the current one
-          --warnings-as-errors    Treat warnings as errors
-          -h, --help              Show this help
-
+        \(spec.help)
         EXIT STATUS: 0 success, 1 model errors (nothing is printed on stdout), 64 usage error.
         """
-    static let spec = OptionSpec(
-        valued: ["--stage", "--format", "--model-version", "--configuration", "--access"], flags: ["--warnings-as-errors"],
-        choices: [
-            "--stage": ["parse", "resolve", "schema", "swift"], "--format": ["text", "json"],
-            "--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue),
-        ])
+    static let spec = OptionSpec([
+        .valued("--stage", "stage", "(default: resolve)", choices: ["parse", "resolve", "schema", "swift"]),
+        .valued("--configuration", "name", "With --stage schema or swift: only this configuration's entities"),
+        .valued("--access", "level", "(default: public), with --stage swift", choices: SwiftGenerationOptions.Access.allCases.map(\.rawValue)),
+        .valued("--format", "format", "(default: text)", choices: ["text", "json"]),
+        .valued("--model-version", "name", "Dump this version instead of the current one"),
+        .flag("--warnings-as-errors", "Treat warnings as errors"),
+    ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         guard let path = arguments.positionals.first else { throw UsageError(message: "missing model path") }

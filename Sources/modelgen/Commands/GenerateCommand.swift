@@ -13,32 +13,28 @@ struct GenerateCommand: Command {
 
         USAGE: modelgen generate [<options>] <model> --output <directory>
 
-        OPTIONS:
-          --output <directory>        Where to write the files (created if missing)
-          --config <file>             Options from a modelgen.json (access, configuration,
-                                      templates relative to the file, observable); options
-                                      given here win
-          --templates <directory>     Templates that replace built-in ones by file name
-                                      (entity, storage, description, properties, overrides, initializer,
-                                      helpers, model; each <name>.mustache)
-          --access <level>            public | package | internal (default: public)
-          --single-file <name>        Write all the Swift code into one file of this name (the
-                                      fixed output a build tool plugin declares)
-          --observable                Make the classes Observable (the Observation framework), so
-                                      SwiftUI and withObservationTracking see their properties
-          --sql                       Also write <Model>.sqlite.sql and <Model>.postgres.sql
-          --configuration <name>      Only the entities of this configuration
-          --model-version <name>      Use this version instead of the current one
-          --warnings-as-errors        Treat warnings as errors
-          -h, --help                  Show this help
-
+        \(spec.help)
         EXIT STATUS: 0 success, 1 model errors, a bad configuration file or templates, unwritable output,
         64 usage error.
         """
-    static let spec = OptionSpec(
-        valued: ["--output", "--templates", "--access", "--configuration", "--model-version", "--single-file", "--config"],
-        flags: ["--warnings-as-errors", "--sql", "--observable"],
-        choices: ["--access": SwiftGenerationOptions.Access.allCases.map(\.rawValue)])
+    static let spec = OptionSpec([
+        .valued("--output", "directory", "Where to write the files (created if missing)"),
+        .valued(
+            "--config", "file",
+            "Options from a modelgen.json (access, configuration, templates relative\nto the file, observable); options given here win"),
+        .valued(
+            "--templates", "directory",
+            "Templates that replace built-in ones by file name (entity, storage,\ndescription, properties, overrides, initializer, helpers, model;\neach <name>.mustache)"),
+        .valued("--access", "level", "(default: public)", choices: SwiftGenerationOptions.Access.allCases.map(\.rawValue)),
+        .valued(
+            "--single-file", "name",
+            "Write all the Swift code into one file of this name (the fixed output\na build tool plugin declares)"),
+        .flag("--observable", "Make the classes Observable (the Observation framework), so SwiftUI\nand withObservationTracking see their properties"),
+        .flag("--sql", "Also write <Model>.sqlite.sql and <Model>.postgres.sql"),
+        .valued("--configuration", "name", "Only the entities of this configuration"),
+        .valued("--model-version", "name", "Use this version instead of the current one"),
+        .flag("--warnings-as-errors", "Treat warnings as errors"),
+    ])
 
     /// The model's file name as the generated header names it (no directories: output must not
     /// depend on where the model is).

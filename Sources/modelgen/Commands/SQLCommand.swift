@@ -20,19 +20,16 @@ struct SQLCommand: Command {
 
         USAGE: modelgen sql [<options>] <model>
 
-        OPTIONS:
-          --dialect <dialect>         sqlite | postgres (default: sqlite)
-          --configuration <name>      Only the entities of this configuration
-          --model-version <name>      Use this version instead of the current one
-          --output <file>             Write to a file instead of standard output
-          --warnings-as-errors        Treat warnings as errors
-          -h, --help                  Show this help
-
+        \(spec.help)
         EXIT STATUS: 0 success, 1 model errors or unwritable output, 64 usage error.
         """
-    static let spec = OptionSpec(
-        valued: ["--dialect", "--configuration", "--model-version", "--output"], flags: ["--warnings-as-errors"],
-        choices: ["--dialect": SQLDialect.allCases.map(\.rawValue)])
+    static let spec = OptionSpec([
+        .valued("--dialect", "dialect", "(default: sqlite)", choices: SQLDialect.allCases.map(\.rawValue)),
+        .valued("--configuration", "name", "Only the entities of this configuration"),
+        .valued("--model-version", "name", "Use this version instead of the current one"),
+        .valued("--output", "file", "Write to a file instead of standard output"),
+        .flag("--warnings-as-errors", "Treat warnings as errors"),
+    ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
