@@ -5,7 +5,6 @@ enum ExitCode: Int32 {
     case success = 0
     case modelErrors = 1
     case usage = 64
-    case internalFailure = 70
 }
 
 /// A subcommand of `modelgen`.
