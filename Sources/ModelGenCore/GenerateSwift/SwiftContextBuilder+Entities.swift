@@ -141,8 +141,8 @@ extension SwiftContextBuilder {
         let columns = entityTables[index].map { schema.tables[$0].columns } ?? []
         text.append("[")
         var first = true
-        // Roles compared in place: a whole column passed to a function was a copy (its strings
-        // retained and released), half the time of this list.
+        // Roles compared in place: a whole column passed to a function would be a copy (its
+        // strings retained and released), as long as the rest of this list.
         for position in columns.indices where Self.isDataColumn(columns[position].role) {
             if !first { text.append(", ") }
             first = false

@@ -145,7 +145,7 @@ extension LayoutBuilder {
                     name: name, type: type, isNullable: isNullable, defaultValue: attribute.defaultValue.map(Self.sqlValue),
                     role: .attribute, source: source),
                 location: location))
-        // Straight into the table's checks (a local array per attribute was an allocation each).
+        // Straight into the table's checks (a local array per attribute would be an allocation each).
         if let required, !isOptional { table.checks.append(.requiredFor(column: name, entityIDs: required)) }
         switch attribute.type {
         case .integer16, .integer32: table.checks.append(.integerWidth(column: name, type: type))

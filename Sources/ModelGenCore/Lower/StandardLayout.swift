@@ -18,7 +18,7 @@ public struct StandardLayout: RelationalLayout {
 
 /// Where a planned table or column comes from: the line of its element and the XML attribute to
 /// point at, turned into a `SourceLocation` only for a diagnostic (finding the attribute on its
-/// line for every column of a large model was a tenth of lowering).
+/// line for every column of a large model would be a tenth of lowering).
 struct SourceAnchor {
     var line: Int
     var attribute: String

@@ -4,7 +4,7 @@ import CSHA256
 /// Foundation on Linux has no digest API and outside packages are not available.
 ///
 /// Where the processor has the x86 SHA extensions, whole blocks go through them (CSHA256: a
-/// large model's schema snapshot is megabytes, and this was a tenth of `generate`); elsewhere,
+/// large model's schema snapshot is megabytes, and hashing it portably is a tenth of `generate`); elsewhere,
 /// and in the tests that check one against the other, through the portable compression below.
 public enum SHA256 {
     /// Whether `digest` uses the SHA extensions on this machine.

@@ -29,8 +29,8 @@ final class IdentityMap {
     private let table: UnsafeMutablePointer<Table>
 
     /// A whole fetch result registered at once, when it was the first thing the map held: the
-    /// objects of one table in ascending row order. Registering it costs nothing per row (the
-    /// hash table above would be filled row by row, and was a fifth of a large fetch); lookups
+    /// objects of one table in ascending row order. Registering it costs nothing per row (filling
+    /// the hash table above row by row would be a fifth of a large fetch); lookups
     /// index it directly when its rows are consecutive, else search it by row.
     private struct Run {
         /// Layout-compatible with the fetch's `[ManagedObject]` (removed objects become `nil`).

@@ -7,11 +7,11 @@
 open class ManagedObject: Hashable {
     // The object's bookkeeping is `@exclusivity(unchecked)`: a context and its objects are used by
     // one thread at a time and never hand these out `inout`, and the run-time exclusivity check on
-    // every write was a tenth of a fetch and of a save. It is packed so that a plain object is
+    // every write would be a tenth of a fetch and of a save. It is packed so that a plain object is
     // small (quicker to make, touch and free; 100,000 of them are megabytes the kernel must hand
     // out): after the 16-byte header, `objectID` (12 bytes) and the low half of the version fill
     // two words, the context pointer carries the two list flags in its low bits, then the change
-    // mask and the side object. 40 bytes in all, where plain fields took 56.
+    // mask and the side object: 40 bytes in all (plain fields would take 56).
 
     /// The identity of the object; temporary until its first save.
     @exclusivity(unchecked) public internal(set) final var objectID: ObjectID
@@ -21,7 +21,7 @@ open class ManagedObject: Hashable {
     /// bit 1 and `isInChildContext` in bit 2 (objects are at least 16-byte aligned, so a context's
     /// address has those bits clear).
     ///
-    /// Not a weak reference (forming and destroying 100,000 of them was a tenth of a fetch): an
+    /// Not a weak reference (forming and destroying 100,000 of them costs a tenth of a fetch): an
     /// object has a context only while it is registered or inserted there, and the context
     /// clears this for all of them when it goes away.
     @exclusivity(unchecked) private final var contextBits: UInt = 0
