@@ -651,7 +651,12 @@ import Testing
         let failure = Self.apply(statements, to: database)
         if check.rows.isEmpty {
             // A migration the data must stop: stopped, nothing changed.
-            #expect(failure?.contains("CHECK constraint failed") == true, "the migration should have been stopped by a preflight: \(failure ?? "not stopped")")
+            // Stopped by the preflight of a step when there is one, named with its subject and what
+            // in the data stops it; else by the new table's own constraint.
+            let stopping = plan.steps.filter { $0.preflight != nil }.map { "modelgen migration stopped by \($0.code) \($0.subject): \($0.message)" }
+            #expect(
+                stopping.isEmpty ? failure?.contains("constraint failed") == true : stopping.contains { failure?.contains($0) == true },
+                "the migration should have been stopped by a preflight: \(failure ?? "not stopped")")
             #expect(try Self.dump(database) == before)
             return
         }

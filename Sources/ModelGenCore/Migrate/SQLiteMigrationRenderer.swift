@@ -6,8 +6,10 @@
 /// other tables keep naming the table; the new shape created under the final name; rows copied;
 /// the old table dropped; indexes recreated), with foreign keys off during the transaction and
 /// `foreign_key_check` at its end. Preflight queries and the foreign-key check insert their counts
-/// into a temporary table whose CHECK refuses anything but 0, so a plain SQL runner stops at the
-/// first one that finds rows and the transaction is rolled back.
+/// into a temporary table; a temporary trigger per check stops the script at the first count that
+/// is not 0 with an error naming the step and what in the data stops it (SQLite's `RAISE` takes
+/// only a literal message, hence one trigger per step), and the table's CHECK refuses anything
+/// but 0 as well. A plain SQL runner stops there and the transaction is rolled back.
 public struct SQLiteMigrationRenderer: Sendable {
     public init() {}
 
@@ -18,10 +20,12 @@ public struct SQLiteMigrationRenderer: Sendable {
         let preflights = plan.steps.filter { $0.preflight != nil }
         statements.append(
             #"CREATE TEMP TABLE "_modelgen_preflight" ("step" TEXT NOT NULL, "failures" INTEGER NOT NULL CHECK ("failures" = 0))"#)
-        for step in preflights {
-            statements.append(
-                #"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal("\(step.code) \(step.subject): \(step.message)")
-                    + ", (\(step.preflight!)))")
+        let checks = preflights.map { ("\($0.code) \($0.subject): \($0.message)", $0.preflight!) } + [(Self.foreignKeyStep, "")]
+        for (index, check) in checks.enumerated() {
+            statements.append(Self.stopTrigger(index, step: check.0))
+        }
+        for (step, query) in checks.dropLast() {
+            statements.append(#"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal(step) + ", (\(query)))")
         }
         // Rows moving to another table wait in temporary tables while the tables change.
         statements += plan.rowCopies.map(\.setAside)
@@ -123,10 +127,21 @@ public struct SQLiteMigrationRenderer: Sendable {
         statements.append("DELETE FROM \(metadata)")
         statements.append(emitter.metadataRows(plan.newSchema, SchemaSnapshot.make(plan.newSchema)).withoutTerminator)
         statements.append(
-            #"INSERT INTO temp."_modelgen_preflight" VALUES ('foreign keys', (SELECT count(*) FROM pragma_foreign_key_check))"#)
+            #"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal(Self.foreignKeyStep)
+                + ", (SELECT count(*) FROM pragma_foreign_key_check))")
         statements.append(#"DROP TABLE temp."_modelgen_preflight""#)
         statements += ["COMMIT", "PRAGMA legacy_alter_table = OFF", "PRAGMA foreign_keys = ON"]
         return statements
+    }
+
+    /// The check at the end of every migration: no row's keys lead nowhere.
+    static let foreignKeyStep = "foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)"
+
+    /// The trigger that stops the migration when the count of `step` is not 0.
+    static func stopTrigger(_ index: Int, step: String) -> String {
+        "CREATE TEMP TRIGGER \(SQLNaming.quoted("_modelgen_preflight_\(index)")) BEFORE INSERT ON \"_modelgen_preflight\" "
+            + "WHEN NEW.\"step\" = \(SQLNaming.literal(step)) AND NEW.\"failures\" <> 0 "
+            + "BEGIN SELECT RAISE(ABORT, \(SQLNaming.literal("modelgen migration stopped by " + step))); END"
     }
 
     /// The whole migration as a script, with the plan's steps as comments.
