@@ -151,7 +151,9 @@ public struct MigrationPlanner: Sendable {
                     steps.append(
                         .init(
                             code: conversion.code, safety: conversion.safety, subject: subject,
-                            message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)", preflight: conversion.sqlitePreflight,
+                            message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)"
+                                + (conversion.sqlitePreflight == nil ? "" : "; a value that does not convert exactly stops the migration"),
+                            preflight: conversion.sqlitePreflight,
                             postgresPreflight: conversion.postgresPreflight))
                     sources[column.name] = .converted(previous.name)
                     // Values converted exactly already fit the new column's width check.
@@ -171,7 +173,8 @@ public struct MigrationPlanner: Sendable {
                 } else {
                     steps.append(
                         .init(
-                            code: "make-required", safety: .dataDependent, subject: subject, message: "\(subject) becomes required",
+                            code: "make-required", safety: .dataDependent, subject: subject,
+                            message: "\(subject) becomes required; a row where it is NULL stops the migration",
                             preflight: "SELECT count(*) FROM \(table) WHERE \(name) IS NULL"))
                 }
             } else if !previous.isNullable && column.isNullable {
