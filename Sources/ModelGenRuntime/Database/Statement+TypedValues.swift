@@ -14,7 +14,7 @@ extension Statement {
         if let typed = Value(rawValue: raw) {
             value = typed
         } else {
-            noteUnknownRawValue(raw, Value.self, slot: slot)
+            noteUnknownRawValue(raw, slot: slot)
         }
     }
 
@@ -29,7 +29,7 @@ extension Statement {
         if let typed = Value(rawValue: raw) {
             value = typed
         } else {
-            noteUnknownRawValue(raw, Value.self, slot: slot)
+            noteUnknownRawValue(raw, slot: slot)
         }
     }
 
@@ -67,7 +67,7 @@ extension Statement {
         }
     }
 
-    private func noteUnknownRawValue<Raw>(_ raw: Raw, _: (some Any).Type, slot: Int) {
+    private func noteUnknownRawValue(_ raw: some Any, slot: Int) {
         noteConversionFailure(DatabaseError(.conversion, "\(String(reflecting: raw)) is not a raw value of the attribute's type"), slot: slot)
     }
 

@@ -290,8 +290,7 @@ enum PredicateEvaluator {
 
     static func value(_ slot: Int, _ object: ManagedObject) -> StoredValue {
         let entity = type(of: object).entityDescription
-        let value = entity.hasConversions ? object.storedForm(atSlot: slot, entity) : object.value(atSlot: slot)
-        return StoredValue.from(value, for: entity.attributes[slot].type) ?? .null
+        return StoredValue.from(object.storedForm(atSlot: slot, entity), for: entity.attributes[slot].type) ?? .null
     }
 
     static func compare(_ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue) -> Bool {
