@@ -54,6 +54,9 @@ let package = Package(
         .target(
             name: "ModelGenCore",
             dependencies: ["CLibXML2", "CSHA256", "CAllocator", "PredicateSyntax", "Mustache"],
+            // The default templates live in the top-level Templates/ folder, where users find them
+            // to copy; GenerateSwift/Templates links to it (SwiftPM embeds only files inside
+            // the target's directory).
             resources: ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"].map {
                 .embedInCode("GenerateSwift/Templates/\($0).mustache")
             },

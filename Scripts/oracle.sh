@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the runtime's differential test (Tests/ModelGenCoreTests/Oracle) for SECONDS seconds
+# Runs the runtime's differential test (Tests/ModelGenCoreTests/ModelGenRuntime/Oracle) for SECONDS seconds
 # (default 600), from seed FIRST (default 1): random models, operations and queries, each answer
 # compared with brute force. Findings are printed shrunk, with their seed and model.
 #   Scripts/oracle.sh 3600        # an hour

@@ -12,15 +12,14 @@ import Testing
 /// `MODELGEN_RECORD=1 swift test --filter ReferenceTests` rewrites the files; a missing file is
 /// written and the test fails, so every new reference is reviewed in the diff.
 @Suite struct ReferenceTests {
-    static let referenceRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Reference")
+    static let referenceRoot = PackagePaths.tests("ModelGenCoreTests", "Reference")
 
     static let models: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: TestPaths.models.path)) ?? []
         return names.filter { $0.hasSuffix(".xcdatamodeld") }.map { String($0.dropLast(".xcdatamodeld".count)) }.sorted()
     }()
 
-    static let generatedRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("GeneratedModels")
+    static let generatedRoot = PackagePaths.root.appendingPathComponent("Tests/GeneratedModels")
 
     /// Models generated `observable` (as the plugin does with `"observable": true`), so the runtime
     /// tests can observe their objects; `Scripts/record-generated.sh` passes `--observable` for them.

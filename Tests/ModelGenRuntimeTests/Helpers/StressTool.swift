@@ -7,8 +7,7 @@ import Testing
 enum StressTool {
     static let executable = BuiltProduct.url(
         "modelgen-stress", environment: "MODELGEN_STRESS_BIN",
-        packageRoot: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent())
+        packageRoot: PackagePaths.root)
 
     /// A started child process whose standard output is collected (standard error discarded).
     static func start(_ arguments: [String]) throws -> ChildProcess {

@@ -6,8 +6,7 @@ import Testing
 struct CLIRunner {
     typealias Result = Subprocess.Output
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = PackagePaths.root
 
     /// The `modelgen` executable next to the test bundle (SwiftPM builds it because this target
     /// depends on it), or `MODELGEN_BIN`.

@@ -154,7 +154,7 @@ import Testing
         let templates = directory.appendingPathComponent("custom")
         try FileManager.default.createDirectory(at: templates, withIntermediateDirectories: true)
         let builtIn = try String(
-            contentsOf: CLIRunner.packageRoot.appendingPathComponent("Sources/ModelGenCore/GenerateSwift/Templates/initializer.mustache"),
+            contentsOf: CLIRunner.packageRoot.appendingPathComponent("Templates/initializer.mustache"),
             encoding: .utf8)
         try ("    // from the custom templates\n" + builtIn).write(
             to: templates.appendingPathComponent("initializer.mustache"), atomically: true, encoding: .utf8)

@@ -1,11 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// Paths the tests read: the package root (from `#filePath`) and the shared folder
-/// (`MODELGEN_SHARED`, default `../shared` beside the package).
+/// Paths the tests read: the package root and the shared folder (`MODELGEN_SHARED`, default
+/// `../shared` beside the package).
 enum TestPaths {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var packageRoot: URL { PackagePaths.root }
 
     static var models: URL { packageRoot.appendingPathComponent("Models") }
 

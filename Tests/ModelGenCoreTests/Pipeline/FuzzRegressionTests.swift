@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelGenCore
@@ -8,7 +9,7 @@ import PredicateSyntax
 /// Replays every input kept in `Fixtures/FuzzRegressions/<target>/` (seeds and past fuzzer
 /// findings) with the invariants the fuzz targets in `Tests/Fuzz` check; see `Scripts/fuzz.sh`.
 @Suite struct FuzzRegressionTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/FuzzRegressions")
+    static let root = PackagePaths.tests("ModelGenCoreTests", "Fixtures/FuzzRegressions")
 
     static func inputs(_ target: String) -> [URL] {
         let directory = root.appendingPathComponent(target)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeneratedModels
 import Testing
 
@@ -98,8 +99,7 @@ final class Badge: ManagedObject {
 }
 
 @Suite struct ObjectContextTests {
-    static let referenceDDL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("ModelGenCoreTests/Reference/PersonData/sqlite.sql")
+    static let referenceDDL = PackagePaths.tests("ModelGenCoreTests", "Reference/PersonData/sqlite.sql")
 
     static func personModel() throws -> PersistentStore.Model {
         let ddl = try String(contentsOf: referenceDDL, encoding: .utf8)
