@@ -4,6 +4,14 @@ import Foundation
 /// map), the lists of inserted, updated and deleted objects, and `save()` as one transaction.
 ///
 /// Not `Sendable`: a context belongs to the task that made it.
+///
+/// ```swift
+/// let context = store.newContext()
+/// let quiz = Quiz(in: context, id: UUID(), name: "Quiz 1")
+/// let grades = try Grade.fetch(in: context, where: \.points > 90)   // sees `quiz` unsaved
+/// context.delete(grades[0])
+/// try context.save()                                                // all of it, or nothing
+/// ```
 public final class ObjectContext {
     public let store: PersistentStore
     /// The context a child context's `save()` pushes into (`nil`: saves go to the store).

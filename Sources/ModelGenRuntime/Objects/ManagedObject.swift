@@ -4,6 +4,14 @@
 /// classes override the `@_spi(Generated)` members to read and bind their typed stored properties;
 /// their setters call `didChange(slot:)` so the context knows what to save. Everything here is
 /// dispatched through the class (no protocol casts, no per-object allocations beyond the object).
+///
+/// Programs use the generated subclasses; what all of them share is here:
+///
+/// ```swift
+/// let student = Student(in: context, first_name: "Ada", id: UUID(), last_name: "Lovelace")
+/// student.objectID            // the same object in any context: other.existingObject(with:)
+/// try student.value(forKey: "last_name") as? String   // by name, for generic code
+/// ```
 open class ManagedObject: Hashable {
     // The object's bookkeeping is `@exclusivity(unchecked)`: a context and its objects are used by
     // one thread at a time and never hand these out `inout`, and the run-time exclusivity check on

@@ -64,6 +64,12 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
 }
 
 /// What to fetch: a predicate, an order, a window.
+///
+/// ```swift
+/// let request = FetchRequest<Grade>(predicate: \.points > 50, sortDescriptors: [ObjectSortDescriptor(\.points)], fetchLimit: 20)
+/// let firstPage = try context.fetch(request)
+/// let total = try context.count(request)
+/// ```
 public struct FetchRequest<T: ManagedObject> {
     public var predicate: ObjectPredicate<T>?
     public var sortDescriptors: [ObjectSortDescriptor<T>]

@@ -3,8 +3,16 @@ import Foundation
 extension PersistentStore {
     /// Opens the store in a PostgreSQL database, creating its schema there when the database (its
     /// current schema, as `search_path` names it) has no tables.
-    /// - Parameter connectionString: a libpq connection string (`host=/run/postgresql dbname=app`)
-    ///   or URL (`postgresql://app@db.internal:5432/app`).
+    ///
+    /// ```swift
+    /// let store = try PersistentStore(postgres: "postgresql://app@db.internal/grades", model: GradeBookModel.model,
+    ///                                 options: .init(connections: 8))
+    /// ```
+    /// - Parameters:
+    ///   - connectionString: a libpq connection string (`host=/run/postgresql dbname=app`) or URL
+    ///     (`postgresql://app@db.internal:5432/app`).
+    ///   - model: the generated model (`<Model>Model.model`).
+    ///   - options: migration, connection-pool and change-watching settings.
     /// - Throws: `DatabaseError` `.postgres` or `.connectionLost` when the server cannot be reached
     ///   or the DDL fails; `.foreignDatabase` when the schema holds tables of another program;
     ///   `.migration` as on SQLite; `.misuse` when the generated code carries no PostgreSQL DDL.

@@ -115,6 +115,14 @@ public final class PersistentStore: @unchecked Sendable {
 
     /// Opens the store at `path` (`":memory:"` for a private in-memory store), creating its schema
     /// when the database is new.
+    ///
+    /// ```swift
+    /// let store = try PersistentStore(path: "grades.sqlite", model: GradeBookModel.model)
+    /// ```
+    /// - Parameters:
+    ///   - path: the SQLite file, created when missing (its `-wal` and `-shm` companions beside it).
+    ///   - model: the generated model (`<Model>Model.model`).
+    ///   - options: migration and change-watching settings.
     /// - Throws: `DatabaseError` `.sqlite` when the file cannot be opened or the DDL fails;
     ///   `.migration` when the store was made for another version of the model and cannot be
     ///   migrated automatically (see `Model.migrations`).
