@@ -43,7 +43,7 @@ extension LayoutBuilder {
         if var attributes = attributes.take() {
             for position in attributes.columns.indices {
                 let column = attributes.columns[position].column
-                let name = claimColumnName(column.name, table: tableIndex, entity: entity, source: column.source ?? "", explicit: isNamedByUser(column))
+                let name = claimColumnName(column.name, table: tableIndex, entity: entity, source: column.source ?? "", explicit: isNamedByUser(column, of: entity))
                 if name != column.name {
                     attributes.columns[position].column.name = name
                     attributes.checks = attributes.checks.map { $0.renamingColumn(column.name, to: name) }
@@ -58,11 +58,11 @@ extension LayoutBuilder {
         }
     }
 
-    /// Whether the user named the column of an attribute (`modelgen.sqlName`): a collision of
-    /// such a name stays an error instead of being resolved.
-    private func isNamedByUser(_ column: Column) -> Bool {
-        guard let source = column.source, let dot = source.firstIndex(of: "."),
-            let entity = model.entities.firstIndex(where: { $0.name == source[..<dot] })
+    /// Whether the user named the column of an attribute of `entity` (`modelgen.sqlName`): a
+    /// collision of such a name stays an error instead of being resolved. (The entity is known:
+    /// looking it up by the source's name would make lowering quadratic in the entities.)
+    private func isNamedByUser(_ column: Column, of entity: Int) -> Bool {
+        guard let source = column.source, let dot = source.firstIndex(of: "."), source[..<dot] == model.entities[entity].name
         else { return false }
         let property = source[source.index(after: dot)...].split(separator: ".").first.map(String.init) ?? ""
         return model.entities[entity].attributes.first { $0.name == property }?.userInfo[StandardLayout.sqlNameKey] != nil
