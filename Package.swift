@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "modelgen", targets: ["modelgen"]),
         .library(name: "ModelGenRuntime", targets: ["ModelGenRuntime"]),
         .plugin(name: "ModelGenPlugin", targets: ["ModelGenPlugin"]),
+        .plugin(name: "ModelGenCommand", targets: ["ModelGenCommand"]),
     ],
     targets: [
         .systemLibrary(
@@ -76,6 +77,16 @@ let package = Package(
         .plugin(
             name: "ModelGenPlugin",
             capability: .buildTool(),
+            dependencies: ["modelgen"]
+        ),
+        // `swift package generate-model-code [--check]`: writes the generated code into the
+        // package (for teams that commit it), or checks that what is committed is current.
+        .plugin(
+            name: "ModelGenCommand",
+            capability: .command(
+                intent: .custom(verb: "generate-model-code", description: "Write the Swift code of each Core Data model into its target"),
+                permissions: [.writeToPackageDirectory(reason: "modelgen writes the generated Swift code into the target's folder")]
+            ),
             dependencies: ["modelgen"]
         ),
         .executableTarget(

@@ -13,3 +13,6 @@ for model in Models/*.xcdatamodeld; do
     if [ "$name" = "Tasks" ]; then extra=(--observable); fi
     .build/debug/modelgen generate "$model" --output "Tests/GeneratedModels/$name" "${extra[@]}"
 done
+# The code Tests/PluginConsumer commits for its Inventory target (CommandPluginTests checks it).
+inventory=Tests/PluginConsumer/Sources/Inventory
+.build/debug/modelgen generate "$inventory/Inventory.xcdatamodeld" --config "$inventory/modelgen.json" --output "$inventory/Generated"

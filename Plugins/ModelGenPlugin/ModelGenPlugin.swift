@@ -19,7 +19,7 @@ struct ModelGenPlugin: BuildToolPlugin {
         guard let target = target as? SourceModuleTarget else { return [] }
         let tool = try context.tool(named: "modelgen")
         var names: Set<String> = []
-        return try Self.models(in: target.directoryURL).map { model in
+        return try ModelBundles.find(in: target.directoryURL).map { model in
             let name = model.deletingPathExtension().lastPathComponent
             guard names.insert(name).inserted else {
                 throw PluginError("two models named '\(name)' in target '\(target.name)'; rename one")
@@ -36,26 +36,6 @@ struct ModelGenPlugin: BuildToolPlugin {
                 inputFiles: Self.files(in: model) + options.files,
                 outputFiles: [file])
         }
-    }
-
-    /// The model bundles under `directory`, in path order. Symbolic links to bundles count.
-    static func models(in directory: URL) -> [URL] {
-        var found: [URL] = []
-        let keys: [URLResourceKey] = [.isDirectoryKey]
-        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else { return [] }
-        for case let url as URL in walker {
-            switch url.pathExtension {
-            case "xcdatamodeld":
-                found.append(url)
-                walker.skipDescendants()
-            case "xcdatamodel":
-                found.append(url)
-                walker.skipDescendants()
-            default:
-                continue
-            }
-        }
-        return found.sorted { $0.path < $1.path }
     }
 
     /// Every regular file inside a bundle (following a symbolic link to the bundle itself).

@@ -56,17 +56,20 @@ enum GenerateBenchmark {
         ]
     }
 
-    /// Runs the pipeline and returns how many files it produced.
+    /// Runs the pipeline (as `modelgen generate --sql` does, from the model's bytes) and returns
+    /// how many files it produced.
     static func generate(_ bytes: [UInt8]) -> Int {
         let engine = DiagnosticEngine()
-        guard var model = FrontEnd().run(SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: engine),
-            let schema = SchemaLowering().lower(model, diagnostics: engine), !engine.hasErrors
-        else { fatalError("the synthetic model does not generate: \(engine.sorted.prefix(3).map(\.rendered))") }
+        let pipeline = GeneratePipeline(
+            options: SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld"), includesSQL: true)
+        guard var model = FrontEnd().run(SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: engine)
+        else { fatalError("the synthetic model does not load: \(engine.sorted.prefix(3).map(\.rendered))") }
         model.modelName = "Synthetic"
-        let options = SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld")
         do {
-            let output = try SwiftGenerator(options: options).generateAll(model: model, schema: schema, includePostgres: true)
-            return output.swiftFiles.count + (output.sqliteDDLBytes.isEmpty ? 0 : 1) + (output.postgresDDLBytes?.isEmpty == false ? 1 : 0)
+            guard let files = try pipeline.run(model: model, bundle: nil, diagnostics: engine) else {
+                fatalError("the synthetic model does not generate: \(engine.sorted.prefix(3).map(\.rendered))")
+            }
+            return files.count
         } catch {
             fatalError("the built-in templates do not compile: \(error)")
         }

@@ -1,7 +1,9 @@
 // swift-tools-version:6.1
-// A package outside modelgen's own package graph that uses ModelGenPlugin as a user would.
-// PluginTests copies it to a temporary directory next to a link named `modelgen` to the
-// modelgen checkout, builds it, edits its model and builds again.
+// A package outside modelgen's own package graph that uses modelgen's plugins as a user would:
+// Shop generates its code at build time (ModelGenPlugin); Inventory commits its generated code in
+// Sources/Inventory/Generated, written and checked by `swift package generate-model-code`
+// (ModelGenCommand). PluginTests copies it to a temporary directory next to a link named
+// `modelgen` to the modelgen checkout, builds it, edits its models and builds again.
 import PackageDescription
 
 let package = Package(
@@ -15,6 +17,11 @@ let package = Package(
             dependencies: [.product(name: "ModelGenRuntime", package: "modelgen")],
             exclude: ["Shop.xcdatamodeld", "modelgen.json"],
             plugins: [.plugin(name: "ModelGenPlugin", package: "modelgen")]
-        )
+        ),
+        .executableTarget(
+            name: "Inventory",
+            dependencies: [.product(name: "ModelGenRuntime", package: "modelgen")],
+            exclude: ["Inventory.xcdatamodeld", "modelgen.json"]
+        ),
     ]
 )

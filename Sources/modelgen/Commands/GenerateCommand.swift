@@ -9,12 +9,14 @@ struct GenerateCommand: Command {
 
         Writes one Swift file per entity (a class, or for entities whose code generation is
         "Category/Extension" an extension of your class) and one file with the model's metadata,
-        for use with ModelGenRuntime. Files are rewritten only when their bytes change.
+        for use with ModelGenRuntime. Files are rewritten only when their bytes change; files this
+        model's generation wrote before and no longer writes (an entity removed) are removed.
 
         USAGE: modelgen generate [<options>] <model> --output <directory>
 
         \(spec.help)
-        EXIT STATUS: 0 success, 1 model errors, a bad configuration file or templates, unwritable output,
+        EXIT STATUS: 0 success (with --check: the directory is up to date), 1 model errors, a bad
+        configuration file or templates, unwritable output, or with --check files out of date,
         64 usage error.
         """
     static let spec = OptionSpec([
@@ -34,6 +36,7 @@ struct GenerateCommand: Command {
         .valued("--configuration", "name", "Only the entities of this configuration"),
         .valued("--model-version", "name", "Use this version instead of the current one"),
         .flag("--warnings-as-errors", "Treat warnings as errors"),
+        .flag("--check", "Write nothing; list the files that differ from what would be written\n(for CI, where generated code is committed)"),
     ])
 
     /// The model's file name as the generated header names it (no directories: output must not
@@ -61,39 +64,25 @@ struct GenerateCommand: Command {
             throw UsageError(message: "--single-file takes a file name, not a path")
         }
         let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
-        var files: [GeneratedFile] = []
-        if let model = ModelLoader().load(path: path, version: arguments.options["--model-version"], diagnostics: engine),
-            let schema = SchemaLowering().lower(model, configuration: configuration, diagnostics: engine),
-            !engine.hasErrors
-        {
-            let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: configuration)
-            let wantsSQL = arguments.has("--sql")
-            do {
-                let generated = try SwiftGenerator(options: options, templates: overrides).generateAll(
-                    model: model, schema: schema, migrations: migrations, includePostgres: wantsSQL)
-                files = generated.swiftFiles
-                if wantsSQL, let postgres = generated.postgresDDLBytes {
-                    let base = SwiftNamesForCLI.fileBase(model.modelName ?? "Model")
-                    files.append(GeneratedFile(name: base + ".sqlite.sql", bytes: generated.sqliteDDLBytes))
-                    files.append(GeneratedFile(name: base + ".postgres.sql", bytes: postgres))
-                }
-            } catch {
-                output.printError("modelgen: error: \(error)")
-                return .modelErrors
-            }
-        }
-        if output.printDiagnostics(engine) { return .modelErrors }
-        guard !files.isEmpty else { return .modelErrors }
+        let pipeline = GeneratePipeline(
+            options: options, templates: overrides, configuration: configuration, includesSQL: arguments.has("--sql"))
+        let files: [GeneratedFile]?
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            files = try pipeline.run(path: path, version: arguments.options["--model-version"], diagnostics: engine)
         } catch {
-            output.printError("modelgen: error: cannot create '\(directory)': \(error.localizedDescription)")
+            output.printError("modelgen: error: \(error)")
             return .modelErrors
         }
-        // Written on all cores (a large model is thousands of files; each write is a temporary
-        // file and a rename); the first failure in file order is reported.
-        let failures = Output.write(files.map { ((directory as NSString).appendingPathComponent($0.name), $0.bytes) })
-        if let failure = failures.first(where: { $0 != nil }) ?? nil {
+        if output.printDiagnostics(engine) { return .modelErrors }
+        guard let files, !files.isEmpty else { return .modelErrors }
+        let target = GeneratedDirectory(path: directory, sourceName: options.sourceName)
+        if arguments.has("--check") {
+            let stale = target.outOfDate(files)
+            for name in stale { output.printError("modelgen: \(target.path(of: name)) is out of date") }
+            if !stale.isEmpty { output.printError("modelgen: run 'modelgen generate' without --check to update \(stale.count) file(s)") }
+            return stale.isEmpty ? .success : .modelErrors
+        }
+        if let failure = target.write(files) {
             output.printError(failure)
             return .modelErrors
         }
@@ -159,12 +148,5 @@ struct GenerateCommand: Command {
             loaded[base] = text
         }
         return .success(loaded)
-    }
-}
-
-/// File names for the SQL written next to the Swift.
-enum SwiftNamesForCLI {
-    static func fileBase(_ name: String) -> String {
-        String(name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
     }
 }

@@ -48,12 +48,9 @@ import Testing
     func generatedSwiftMatchesTheReference(_ name: String) throws {
         let engine = DiagnosticEngine()
         let path = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld").path
-        let model = try #require(ModelLoader().load(path: path, diagnostics: engine))
-        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
         let options = SwiftGenerationOptions(
             access: .public, sourceName: name + ".xcdatamodeld", observable: Self.observableModels.contains(name))
-        let migrations = StoreMigration.all(to: model, schema, bundle: path, configuration: nil)
-        let files = try SwiftGenerator(options: options).generate(model: model, schema: schema, migrations: migrations)
+        let files = try #require(try GeneratePipeline(options: options).run(path: path, diagnostics: engine))
         let directory = Self.generatedRoot.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let present = Set((try FileManager.default.contentsOfDirectory(atPath: directory.path)).filter { $0.hasSuffix(".swift") })

@@ -41,6 +41,42 @@ import Testing
         }
     }
 
+    /// `--check` writes nothing and lists what differs; generating removes the files of this
+    /// model's entities that are gone, and nothing else in the folder.
+    @Test func checkReportsStaleFilesAndGenerateRemovesLeftovers() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out")
+        let bundle = "Models/GradeBook.xcdatamodeld"
+        let missing = try CLIRunner.run(["generate", bundle, "--output", output.path, "--check"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("out/Student.swift is out of date"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path), "--check wrote")
+        #expect(try CLIRunner.run(["generate", bundle, "--output", output.path]).status == 0)
+        let current = try CLIRunner.run(["generate", bundle, "--output", output.path, "--check"])
+        #expect(current.status == 0 && current.stdout.isEmpty && current.stderr.isEmpty, "\(current.stderr)")
+
+        // A changed file, a class of an entity the model no longer has, another model's file
+        // and a file of the user's.
+        let grade = output.appendingPathComponent("Grade.swift")
+        let original = try String(contentsOf: grade, encoding: .utf8)
+        try (original + "// edited\n").write(to: grade, atomically: true, encoding: .utf8)
+        let header = original.prefix { $0 != "\n" }
+        try "\(header)\nfinal class Teacher {}\n".write(to: output.appendingPathComponent("Teacher.swift"), atomically: true, encoding: .utf8)
+        let other = header.replacingOccurrences(of: "from GradeBook.xcdatamodeld", with: "from Shop.xcdatamodeld")
+        try "\(other)\nfinal class Product {}\n".write(to: output.appendingPathComponent("Product.swift"), atomically: true, encoding: .utf8)
+        try "// mine\n".write(to: output.appendingPathComponent("Extras.swift"), atomically: true, encoding: .utf8)
+        let stale = try CLIRunner.run(["generate", bundle, "--output", output.path, "--check"])
+        #expect(stale.status == 1)
+        let named = stale.stderr.split(separator: "\n").filter { $0.hasSuffix(" is out of date") }
+        #expect(named.map { String($0.split(separator: "/").last!) } == ["Grade.swift is out of date", "Teacher.swift is out of date"])
+        #expect(stale.stderr.contains("update 2 file(s)"))
+
+        #expect(try CLIRunner.run(["generate", bundle, "--output", output.path]).status == 0)
+        #expect(try Self.files(output) == ["Extras.swift", "Grade.swift", "GradeBookModel.swift", "Product.swift", "Quiz.swift", "Student.swift"])
+        #expect(try String(contentsOf: grade, encoding: .utf8) == original)
+    }
+
     @Test func writesOneFilePerEntityAndTheModelAndMatchesTheReference() throws {
         let output = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }

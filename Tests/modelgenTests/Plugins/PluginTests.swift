@@ -24,14 +24,20 @@ import Testing
         throw CancellationError()
     }
 
-    @Test func theConsumerPackageBuildsRegeneratesOnlyOnChangeAndShowsModelErrors() throws {
-        let directory = try CLIRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // The consumer depends on "../modelgen": a link to this checkout under that name.
+    /// A copy of `Tests/PluginConsumer` in `directory`, beside a link named `modelgen` to this
+    /// checkout (the consumer depends on "../modelgen").
+    static func consumer(in directory: URL) throws -> URL {
         try FileManager.default.createSymbolicLink(
             at: directory.appendingPathComponent("modelgen"), withDestinationURL: CLIRunner.packageRoot)
         let package = directory.appendingPathComponent("consumer")
         try FileManager.default.copyItem(at: CLIRunner.packageRoot.appendingPathComponent("Tests/PluginConsumer"), to: package)
+        return package
+    }
+
+    @Test func theConsumerPackageBuildsRegeneratesOnlyOnChangeAndShowsModelErrors() throws {
+        let directory = try CLIRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let package = try Self.consumer(in: directory)
 
         let first = try Self.swiftBuild(package)
         try #require(first.status == 0, "first build failed:\n\(first.stdout)\n\(first.stderr)")

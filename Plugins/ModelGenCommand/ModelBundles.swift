@@ -1,0 +1,1 @@
+../ModelGenPlugin/ModelBundles.swift
