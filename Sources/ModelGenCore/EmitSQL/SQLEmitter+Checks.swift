@@ -14,10 +14,10 @@ extension SQLEmitter {
     func rendersCondition(_ condition: Check.Condition) -> Bool {
         switch condition {
         case .oneOf, .requiredFor: true
-        case .isBoolean, .integerWidth, .byteCount: dialect == .sqlite
+        case .isBoolean, .integerWidth, .byteCount: dialect.rules.needsStorageChecks
         case .range(_, let minimum, let maximum): minimum != nil || maximum != nil
         case .length(_, let minimum, let maximum): minimum != nil || maximum != nil
-        case .matches: dialect == .postgres
+        case .matches: dialect.rules.checksPatterns
         }
     }
 
@@ -70,16 +70,16 @@ extension SQLEmitter {
             }
         case .length(let column, let minimum, let maximum):
             let type = table.column(named: column)?.type
-            let function: StaticString = dialect == .sqlite ? "length(" : (type == .blob ? "octet_length(" : "char_length(")
+            let function = dialect.rules.lengthFunction(for: type)
             if let minimum {
-                output.append(function)
+                output.append(string: function)
                 output.append(identifier: column)
                 output.append(") >= ")
                 output.append(integer: Int64(minimum))
             }
             if let maximum {
                 if minimum != nil { output.append(" AND ") }
-                output.append(function)
+                output.append(string: function)
                 output.append(identifier: column)
                 output.append(") <= ")
                 output.append(integer: Int64(maximum))

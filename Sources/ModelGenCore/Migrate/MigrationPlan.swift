@@ -27,29 +27,74 @@ public struct MigrationPlan: Sendable {
 
     /// One change the plan makes, as a person reviewing it sees it.
     public struct Step: Sendable, Equatable, Encodable {
-        /// A stable code, e.g. `add-column`, `drop-table`, `narrow-integer`.
-        public var code: String
+        /// A step's stable code (`add-column`, `drop-entity`, `narrow-integer`). Each is declared
+        /// beside the planner code that emits it (`extension MigrationPlan.Step.Code` at the end of
+        /// that file), as diagnostics are.
+        public struct Code: Hashable, Sendable, Encodable, ExpressibleByStringLiteral, CustomStringConvertible {
+            public let rawValue: String
+
+            public init(stringLiteral value: String) { rawValue = value }
+            public var description: String { rawValue }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(rawValue)
+            }
+        }
+
+        public var code: Code
         public var safety: Safety
         /// `table` or `table.column`.
         public var subject: String
         public var message: String
-        /// SQL returning the number of rows that stop the migration, when the data decides.
-        public var preflight: String?
-        /// The same for PostgreSQL, where it differs.
-        public var postgresPreflight: String?
+        /// What the data must not hold for the step to run, when the data decides.
+        public var preflight: Preflight?
 
-        /// What `modelgen diff --format json` shows of a step.
-        enum CodingKeys: String, CodingKey {
-            case code, safety, subject, message, preflight
-        }
-
-        public init(code: String, safety: Safety, subject: String, message: String, preflight: String? = nil, postgresPreflight: String? = nil) {
+        public init(code: Code, safety: Safety, subject: String, message: String, preflight: Preflight? = nil) {
             self.code = code
             self.safety = safety
             self.subject = subject
             self.message = message
             self.preflight = preflight
-            self.postgresPreflight = postgresPreflight ?? preflight
+        }
+
+        /// What `modelgen diff --format json` shows of a step (the preflight as SQLite's query).
+        enum CodingKeys: String, CodingKey {
+            case code, safety, subject, message, preflight
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(safety, forKey: .safety)
+            try container.encode(subject, forKey: .subject)
+            try container.encode(message, forKey: .message)
+            try container.encodeIfPresent(preflight.map(SQLDialect.sqlite.preflightQuery), forKey: .preflight)
+        }
+    }
+
+    /// What a data-dependent step counts before any data is touched, as a value: each engine's
+    /// renderer writes it in its own SQL (`SQLDialect.preflightQuery`), and a count that is not 0
+    /// stops the migration, naming the step.
+    public enum Preflight: Sendable, Equatable {
+        /// Rows of `table` where `column` is NULL (a column becoming required).
+        case nulls(table: String, column: String)
+        /// Rows whose `column` holds a value that does not convert exactly from `from` to `to`.
+        case inexactValues(table: String, column: String, from: ColumnType, to: ColumnType)
+        /// Rows of `table` whose key `column` points at a row of `source` of one of the entities
+        /// `entityIDs` (rows that are dropped or leave `source`).
+        case keysInto(table: String, column: String, source: String, entityIDs: [Int64])
+        /// Groups of rows of `table` that a new unique index finds equal: `values` are what each of
+        /// its parts holds after the migration; only rows of `entityIDs` (old numbers) when given.
+        case duplicates(table: String, values: [IndexValue], entityIDs: [Int64]?)
+        /// Rows with more than one link, of links moving into a key column.
+        case multipleLinks(LinkCopy)
+
+        /// Where a part of a new unique index takes its value from.
+        public enum IndexValue: Sendable, Equatable {
+            case column(String)
+            case coalesced(String, SQLValue)
+            case value(SQLValue)
         }
     }
 
@@ -131,10 +176,17 @@ public struct MigrationPlan: Sendable {
             }
         }
 
-        /// For a key-column target: the rows that have more than one link (they stop the
-        /// migration), counted in the old table.
-        var preflight: String? {
-            guard case .foreignKey(_, _, let isUnique) = target else { return nil }
+        /// For a key-column target: the check that no row has more than one link (and no key,
+        /// when the column is unique), which would stop the migration.
+        var preflight: Preflight? {
+            guard case .foreignKey = target else { return nil }
+            return .multipleLinks(self)
+        }
+
+        /// The query counting rows with more than one link, in the old table (the same SQL on
+        /// every engine); only for a key-column target.
+        var multipleLinksQuery: String {
+            guard case .foreignKey(_, _, let isUnique) = target else { return "SELECT 0" }
             let shared = { (column: String) in
                 "(SELECT count(*) FROM (SELECT 1 FROM (\(selectLinks(from: SQLNaming.quoted(table)))) AS \"links\" GROUP BY "
                     + "\(SQLNaming.quoted(column)) HAVING count(*) > 1) AS \"shared\")"

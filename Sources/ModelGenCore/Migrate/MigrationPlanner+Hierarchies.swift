@@ -20,7 +20,7 @@ extension MigrationPlanner {
             if origins.count > 1 {
                 plan.steps.append(
                     .init(
-                        code: "merge-hierarchies", safety: .refused, subject: table.name,
+                        code: .mergeHierarchies, safety: .refused, subject: table.name,
                         message: "rows of the tables \(origins.sorted().joined(separator: ", ")) would share \(table.name); their primary keys and every key pointing at them would change"))
             } else if own == nil, let origin = origins.first, let originIdentity = oldIDs.tables[origin] {
                 if newIdentities.contains(originIdentity) {
@@ -36,7 +36,7 @@ extension MigrationPlanner {
         for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count == 1 {
             newIDs.alias(tables[0].table, as: tables[0].identity)
             plan.steps.append(
-                .init(code: "add-parent-entity", safety: .safe, subject: tables[0].table, message: "the rows of \(origin) now belong to the hierarchy of \(tables[0].table)"))
+                .init(code: .addParentEntity, safety: .safe, subject: tables[0].table, message: "the rows of \(origin) now belong to the hierarchy of \(tables[0].table)"))
         }
         for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count > 1 {
             for table in tables { planRowCopy(from: origin, to: table.table, oldIDs, &newIDs, &plan) }
@@ -46,7 +46,7 @@ extension MigrationPlanner {
         for (origin, table) in leaving {
             guard let copy = planRowCopy(from: origin, to: table, oldIDs, &newIDs, &plan) else { continue }
             plan.steps += Self.keys(
-                into: origin, rows: copy.entities.keys.sorted(), except: table, code: "key-to-leaving-row", "moving from \(origin) into \(table)",
+                into: origin, rows: copy.entities.keys.sorted(), except: table, code: .keyToLeavingRow, "moving from \(origin) into \(table)",
                 oldIDs, newIDs, plan)
         }
     }
@@ -55,11 +55,9 @@ extension MigrationPlanner {
     /// (not at `except`) in the new schema, whose preflight counts the keys set to rows of the
     /// entities `rows` (rows that leave the table or are dropped).
     static func keys(
-        into source: String, rows: [Int64], except target: String?, code: String, _ what: String, _ oldIDs: SchemaIdentities,
+        into source: String, rows: [Int64], except target: String?, code: MigrationPlan.Step.Code, _ what: String, _ oldIDs: SchemaIdentities,
         _ newIDs: SchemaIdentities, _ plan: MigrationPlan
     ) -> [MigrationPlan.Step] {
-        let removedRows =
-            "SELECT \"_pk\" FROM \(SQLNaming.quoted(source)) WHERE \"_entity\" IN (" + rows.map(String.init).joined(separator: ", ") + ")"
         var steps: [MigrationPlan.Step] = []
         for table in plan.oldSchema.tables where table.kind != .metadata {
             let newTable = plan.newSchema.tables.first { newIDs.tables[$0.name] == oldIDs.tables[table.name] }
@@ -74,7 +72,7 @@ extension MigrationPlanner {
                 steps.append(
                     .init(
                         code: code, safety: .dataDependent, subject: subject, message: "\(subject) must not point at rows \(what)",
-                        preflight: "SELECT count(*) FROM \(SQLNaming.quoted(table.name)) WHERE \(SQLNaming.quoted(key.columns[0])) IN (\(removedRows))"))
+                        preflight: .keysInto(table: table.name, column: key.columns[0], source: source, entityIDs: rows)))
             }
         }
         return steps
@@ -116,7 +114,7 @@ extension MigrationPlanner {
         guard missing.isEmpty else {
             plan.steps.append(
                 .init(
-                    code: "split-hierarchy", safety: .refused, subject: target,
+                    code: .splitHierarchy, safety: .refused, subject: target,
                     message: "rows moving from \(source) into \(target) have no values for \(missing.joined(separator: ", "))"))
             return nil
         }
@@ -125,4 +123,11 @@ extension MigrationPlanner {
         plan.rowCopies.append(copy)
         return copy
     }
+}
+
+/// The step codes this file emits (stable: `modelgen diff` prints them and scripts match them).
+extension MigrationPlan.Step.Code {
+    static let addParentEntity: Self = "add-parent-entity"
+    static let keyToLeavingRow: Self = "key-to-leaving-row"
+    static let mergeHierarchies: Self = "merge-hierarchies"
 }

@@ -11,12 +11,12 @@ extension MigrationPlanner {
             return copy
         }
         for index in old where !plan.newSchema.indexes.contains(index) {
-            plan.steps.append(.init(code: "drop-index", safety: .safe, subject: index.name, message: "index \(index.name) is dropped"))
+            plan.steps.append(.init(code: .dropIndex, safety: .safe, subject: index.name, message: "index \(index.name) is dropped"))
         }
         let created = Set(plan.tables.compactMap { if case .create(let table) = $0 { table.name } else { nil } })
         for index in plan.newSchema.indexes where !old.contains(index) && !created.contains(index.table) {
             guard index.isUnique else {
-                plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new index \(index.name)"))
+                plan.steps.append(.init(code: .addIndex, safety: .safe, subject: index.name, message: "new index \(index.name)"))
                 continue
             }
             let alteration = plan.tables.lazy.compactMap { change -> (String, [String: MigrationPlan.ColumnSource])? in
@@ -25,48 +25,44 @@ extension MigrationPlanner {
             }.first
             let source = alteration?.0 ?? index.table
             let sources = alteration?.1 ?? [:]
-            guard let preflight = Self.duplicates(index, in: source, sources, .sqlite),
-                let postgresPreflight = Self.duplicates(index, in: source, sources, .postgres)
-            else {
+            guard let preflight = Self.duplicates(index, in: source, sources) else {
                 // A new column starts NULL (or takes moved links, whose step checks them): no collision.
-                plan.steps.append(.init(code: "add-index", safety: .safe, subject: index.name, message: "new unique index \(index.name) on a new column"))
+                plan.steps.append(.init(code: .addIndex, safety: .safe, subject: index.name, message: "new unique index \(index.name) on a new column"))
                 continue
             }
             plan.steps.append(
                 .init(
-                    code: "add-uniqueness-constraint", safety: .dataDependent, subject: index.name,
-                    message: "new unique index \(index.name); duplicates stop the migration", preflight: preflight,
-                    postgresPreflight: postgresPreflight))
+                    code: .addUniquenessConstraint, safety: .dataDependent, subject: index.name,
+                    message: "new unique index \(index.name); duplicates stop the migration", preflight: preflight))
         }
     }
 
-    /// The query counting the rows of the old table `table` that would collide under the new
-    /// unique `index` (rows with a NULL part never do), with the values each part will take;
-    /// nil when a part is a new column without values.
-    static func duplicates(
-        _ index: Index, in table: String, _ sources: [String: MigrationPlan.ColumnSource], _ dialect: SQLDialect
-    ) -> String? {
-        var columns: [String] = []
+    /// The check that no rows of the old table `table` collide under the new unique `index`
+    /// (rows with a NULL part never do), with the values each part will take; nil when a part is
+    /// a new column without values.
+    static func duplicates(_ index: Index, in table: String, _ sources: [String: MigrationPlan.ColumnSource]) -> MigrationPlan.Preflight? {
+        var values: [MigrationPlan.Preflight.IndexValue] = []
         for part in index.parts {
             switch sources[part.column] {
-            case nil: columns.append(SQLNaming.quoted(part.column))
-            case .column(let name)?, .converted(let name)?, .renumbered(let name, _)?: columns.append(SQLNaming.quoted(name))
-            case .coalesced(let name, let value)?: columns.append("coalesce(\(SQLNaming.quoted(name)), \(dialect.literal(value)))")
-            case .value(let value)?: columns.append(dialect.literal(value))
+            case nil: values.append(.column(part.column))
+            case .column(let name)?, .converted(let name)?, .renumbered(let name, _)?: values.append(.column(name))
+            case .coalesced(let name, let value)?: values.append(.coalesced(name, value))
+            case .value(let value)?: values.append(.value(value))
             case .nothing?: return nil
             }
         }
-        var filter = columns.map { "\($0) IS NOT NULL" }
-        if var entityIDs = index.entityIDs {
+        var entityIDs = index.entityIDs
+        if let wanted = entityIDs.map(Set.init), case .renumbered(_, let numbers)? = sources["_entity"] {
             // The rows' entity numbers before any renumbering.
-            if case .renumbered(_, let numbers)? = sources["_entity"] {
-                let wanted = Set(entityIDs)
-                entityIDs = numbers.filter { wanted.contains($0.value) }.map(\.key).sorted()
-            }
-            if entityIDs.isEmpty { return "SELECT 0" }  // no stored rows of those entities
-            filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")")
+            entityIDs = numbers.filter { wanted.contains($0.value) }.map(\.key).sorted()
         }
-        return "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(table)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
-            + columns.joined(separator: ", ") + " HAVING count(*) > 1) AS \"duplicates\""
+        return .duplicates(table: table, values: values, entityIDs: entityIDs)
     }
+}
+
+/// The step codes this file emits (stable: `modelgen diff` prints them and scripts match them).
+extension MigrationPlan.Step.Code {
+    static let addIndex: Self = "add-index"
+    static let addUniquenessConstraint: Self = "add-uniqueness-constraint"
+    static let dropIndex: Self = "drop-index"
 }

@@ -64,7 +64,7 @@ extension MigrationPlanner {
                         && !source.relationships.isDisjoint(with: target.relationships) && Set(source.columns.map(\.points)) == pointsTo
                         && (pointsTo.count == 2 || source.runsLike(target) != nil)
                 }),
-                let index = plan.steps.firstIndex(where: { $0.code == "drop-relationship" && $0.subject == source.subject })
+                let index = plan.steps.firstIndex(where: { $0.code == .dropRelationship && $0.subject == source.subject })
             else { continue }
             used.insert(source.subject)
             // The target's first column holds rows; its second the keys (for a key column: the
@@ -88,7 +88,7 @@ extension MigrationPlanner {
                         isUnique: plan.newSchema.indexes.contains { $0.isUnique && $0.table == target.table && $0.parts.map(\.column) == [target.columns[1].name] }))
             let preflight = copy.preflight
             plan.steps[index] = .init(
-                code: "move-links", safety: preflight == nil ? .rewrite : .dataDependent, subject: source.subject,
+                code: .moveLinks, safety: preflight == nil ? .rewrite : .dataDependent, subject: source.subject,
                 message: "the links in \(source.subject) move into \(target.subject)"
                     + (preflight == nil ? "" : "; a row with more than one link stops the migration"),
                 preflight: preflight)
@@ -125,4 +125,9 @@ extension MigrationPlanner {
             relationships: ids.relationshipAndInverse(source), subject: "\(table.name).\(column.name)", isJoinTable: false,
             forward: ids.sourceIdentity(source), backward: ids.inverseIdentity(source))
     }
+}
+
+/// The step codes this file emits (stable: `modelgen diff` prints them and scripts match them).
+extension MigrationPlan.Step.Code {
+    static let moveLinks: Self = "move-links"
 }

@@ -6,7 +6,7 @@
 /// renumbering, rows of removed sub-entities, keys of relationships whose destination changed);
 /// column drops, additions and changes (`USING` casts for types); new tables; the new
 /// constraints; indexes; the metadata rows.
-public struct PostgresMigrationRenderer: Sendable {
+public struct PostgresMigrationRenderer: MigrationRenderer {
     public init() {}
 
     public func statements(_ plan: MigrationPlan) -> [String] {
@@ -14,7 +14,7 @@ public struct PostgresMigrationRenderer: Sendable {
         let dialect = SQLDialect.postgres
         var statements = ["BEGIN", "SET CONSTRAINTS ALL DEFERRED"]
         for step in plan.steps {
-            guard let preflight = step.postgresPreflight else { continue }
+            guard let preflight = step.preflight.map(dialect.preflightQuery) else { continue }
             let message = "\(step.code) \(step.subject): \(step.message)".replacingOccurrences(of: "%", with: "%%")
             statements.append(
                 "DO $modelgen$ BEGIN IF (\(preflight)) > 0 THEN RAISE EXCEPTION \(SQLNaming.literal(message)); END IF; END $modelgen$")
@@ -127,10 +127,10 @@ public struct PostgresMigrationRenderer: Sendable {
         // Checked now: PostgreSQL does not index a table with checks still pending (rows copied
         // into a new join table), and nothing below changes rows.
         statements.append("SET CONSTRAINTS ALL IMMEDIATE")
-        for step in plan.steps where step.code == "drop-index" {
+        for step in plan.steps where step.code == .dropIndex {
             statements.append("DROP INDEX IF EXISTS \(SQLNaming.quoted(step.subject))")
         }
-        var changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
+        var changed = Set(plan.steps.filter { $0.code == .addIndex || $0.code == .addUniquenessConstraint }.map(\.subject))
         // Indexes on a column that was dropped and added again went with the old column.
         for (_, new, sources, _) in altered {
             let remade = Set(new.columns.filter { column in

@@ -10,7 +10,7 @@
 /// is not 0 with an error naming the step and what in the data stops it (SQLite's `RAISE` takes
 /// only a literal message, hence one trigger per step), and the table's CHECK refuses anything
 /// but 0 as well. A plain SQL runner stops there and the transaction is rolled back.
-public struct SQLiteMigrationRenderer: Sendable {
+public struct SQLiteMigrationRenderer: MigrationRenderer {
     public init() {}
 
     /// The statements, each without its trailing `;`, in order.
@@ -20,7 +20,8 @@ public struct SQLiteMigrationRenderer: Sendable {
         let preflights = plan.steps.filter { $0.preflight != nil }
         statements.append(
             #"CREATE TEMP TABLE "_modelgen_preflight" ("step" TEXT NOT NULL, "failures" INTEGER NOT NULL CHECK ("failures" = 0))"#)
-        let checks = preflights.map { ("\($0.code) \($0.subject): \($0.message)", $0.preflight!) } + [(Self.foreignKeyStep, "")]
+        let checks = preflights.map { ("\($0.code) \($0.subject): \($0.message)", SQLDialect.sqlite.preflightQuery($0.preflight!)) }
+            + [(Self.foreignKeyStep, "")]
         for (index, check) in checks.enumerated() {
             statements.append(Self.stopTrigger(index, step: check.0))
         }
@@ -111,14 +112,14 @@ public struct SQLiteMigrationRenderer: Sendable {
         statements += laterDrops
         for table in keptAside { statements.append("DROP TABLE \(SQLNaming.quoted("_modelgen_old_" + table))") }
         // Indexes: rebuilt and new tables get all of theirs; the others what changed.
-        for step in plan.steps where step.code == "drop-index" {
+        for step in plan.steps where step.code == .dropIndex {
             guard let index = plan.oldSchema.indexes.first(where: { $0.name == step.subject }) else { continue }
             let table = Self.newName(of: index.table, plan)
             if let table, rebuilt.contains(table) { continue }
             if table == nil { continue }  // dropped with its table
             statements.append("DROP INDEX \(SQLNaming.quoted(index.name))")
         }
-        let changed = Set(plan.steps.filter { $0.code == "add-index" || $0.code == "add-uniqueness-constraint" }.map(\.subject))
+        let changed = Set(plan.steps.filter { $0.code == .addIndex || $0.code == .addUniquenessConstraint }.map(\.subject))
         for index in plan.newSchema.indexes
         where rebuilt.contains(index.table) || created.contains(index.table) || changed.contains(index.name) {
             statements.append(emitter.createIndex(index).withoutTerminator)

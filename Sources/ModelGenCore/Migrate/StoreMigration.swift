@@ -26,8 +26,8 @@ public struct StoreMigration: Sendable, Equatable {
         let blocking = plan.steps.filter { $0.safety > .rewrite }.map { "\($0.safety.rawValue) \($0.code) \($0.subject)" }
         // Only data loss, which the app may accept; not steps whose data decides or that need input.
         let onlyLossy = !blocking.isEmpty && plan.steps.allSatisfy { $0.safety <= .rewrite || $0.safety == .lossy }
-        let rendered = blocking.isEmpty || onlyLossy ? SQLiteMigrationRenderer().statements(plan) : nil
-        let renderedPostgres = blocking.isEmpty || onlyLossy ? PostgresMigrationRenderer().statements(plan) : nil
+        let rendered = blocking.isEmpty || onlyLossy ? SQLDialect.sqlite.migrationRenderer.statements(plan) : nil
+        let renderedPostgres = blocking.isEmpty || onlyLossy ? SQLDialect.postgres.migrationRenderer.statements(plan) : nil
         return StoreMigration(
             version: version, fromHash: SchemaSnapshot.make(oldSchema).hash, statements: blocking.isEmpty ? rendered : nil,
             blockingSteps: blocking, lossyStatements: onlyLossy ? rendered : nil,

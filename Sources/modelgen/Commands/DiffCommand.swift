@@ -24,7 +24,7 @@ struct DiffCommand: Command {
     static let spec = OptionSpec([
         .valued("--from", "version", "The version of the bundle to migrate from (its name, e.g. \"Model 2\")"),
         .valued("--to", "version", "The version of the bundle to migrate to"),
-        .valued("--dialect", "dialect", "(default: sqlite)", choices: ["sqlite", "postgres"]),
+        .valued("--dialect", "dialect", "(default: sqlite)", choices: SQLDialect.allCases.map(\.rawValue)),
         .valued("--format", "format", "(default: sql)", choices: ["sql", "json"]),
         .flag("--allow-data-loss", "Run lossy steps (dropped entities, attributes, relationships)"),
         .valued(
@@ -79,11 +79,8 @@ struct DiffCommand: Command {
             output.printError("modelgen: error: [\(step.code)] \(step.subject): \(step.message)\(hint)")
         }
         guard blocking.isEmpty else { return .modelErrors }
-        let postgres = arguments.options["--dialect"] == "postgres"
-        let statements = postgres ? PostgresMigrationRenderer().statements(plan) : SQLiteMigrationRenderer().statements(plan)
-        let text =
-            arguments.options["--format"] == "json"
-            ? json(plan, statements) : postgres ? PostgresMigrationRenderer().script(plan) : SQLiteMigrationRenderer().script(plan)
+        let renderer = (SQLDialect(rawValue: arguments.options["--dialect"] ?? "sqlite") ?? .sqlite).migrationRenderer
+        let text = arguments.options["--format"] == "json" ? json(plan, renderer.statements(plan)) : renderer.script(plan)
         return output.deliver(text, to: arguments.options["--output"])
     }
 

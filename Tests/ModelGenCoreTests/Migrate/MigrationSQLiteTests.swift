@@ -629,7 +629,7 @@ import Testing
         let (newModel, newSchema) = try Self.load(testCase.new)
         let plan = MigrationPlanner(defaults: testCase.defaults).plan(from: oldModel, oldSchema, to: newModel, newSchema)
         #expect(plan.safety == testCase.safety, "\(plan.steps)")
-        for code in testCase.codes { #expect(plan.steps.contains { $0.code == code }, "no \(code) in \(plan.steps.map(\.code))") }
+        for code in testCase.codes { #expect(plan.steps.contains { $0.code.rawValue == code }, "no \(code) in \(plan.steps.map(\.code))") }
         let blocking = plan.blockingSteps(allowDataLoss: testCase.allowDataLoss)
         guard let check = testCase.check else {
             #expect(!blocking.isEmpty, "the plan should not run as given")
