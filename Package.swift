@@ -58,7 +58,9 @@ let package = Package(
             // The default templates live in the top-level Templates/ folder, where users find them
             // to copy; GenerateSwift/Templates links to it (SwiftPM embeds only files inside
             // the target's directory).
-            resources: ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"].map {
+            resources: [
+                "entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model",
+            ].map {
                 .embedInCode("GenerateSwift/Templates/\($0).mustache")
             },
             swiftSettings: swiftSettings
@@ -84,20 +86,29 @@ let package = Package(
         .plugin(
             name: "ModelGenCommand",
             capability: .command(
-                intent: .custom(verb: "generate-model-code", description: "Write the Swift code of each Core Data model into its target"),
-                permissions: [.writeToPackageDirectory(reason: "modelgen writes the generated Swift code into the target's folder")]
+                intent: .custom(
+                    verb: "generate-model-code",
+                    description: "Write the Swift code of each Core Data model into its target"),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "modelgen writes the generated Swift code into the target's folder")
+                ]
             ),
             dependencies: ["modelgen"]
         ),
         .executableTarget(
             name: "modelgen-bench",
             // TestSupport: the throwaway PostgreSQL cluster of `runtime --engine postgres`.
-            dependencies: ["ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite", "CLibPQ", "CAllocator", "TestSupport"],
+            dependencies: [
+                "ModelGenCore", "CLibXML2", "ModelGenRuntime", "CSQLite", "CLibPQ", "CAllocator", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         // The applications of SCENARIOS.md, each built through the plugin from its model
         // (a link to the bundle in Models/).
-        .target(name: "ExampleSupport", dependencies: ["ModelGenRuntime"], path: "Examples/Support", swiftSettings: swiftSettings),
+        .target(
+            name: "ExampleSupport", dependencies: ["ModelGenRuntime"], path: "Examples/Support",
+            swiftSettings: swiftSettings),
     ]
         + examples.map { name, directory, hasOptions in
             .executableTarget(
@@ -109,40 +120,46 @@ let package = Package(
                 plugins: ["ModelGenPlugin"]
             )
         } + [
-        // Child processes of the tests (posix_spawn, inheriting only their standard streams).
-        .target(name: "CSpawn", path: "Tests/CSpawn"),
-        .target(name: "TestSupport", dependencies: ["CSpawn"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
-        .testTarget(
-            name: "ModelGenCoreTests",
-            dependencies: ["TestSupport", "ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2", "CSQLite", "CAllocator"],
-            exclude: ["Reference", "Fixtures"],
-            swiftSettings: swiftSettings
-        ),
-        // The reviewed generated code of every model in Models/ (golden output of the Swift
-        // generator), used by the runtime tests and the stress tool.
-        .target(
-            name: "GeneratedModels",
-            dependencies: ["ModelGenRuntime"],
-            path: "Tests/GeneratedModels",
-            swiftSettings: swiftSettings
-        ),
-        // Child processes for the crash-safety and concurrency tests.
-        .executableTarget(
-            name: "modelgen-stress",
-            dependencies: ["GeneratedModels", "ModelGenRuntime"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ModelGenRuntimeTests",
-            // ModelGenCore: the migration tests make stores of older model versions.
-            dependencies: ["TestSupport", "ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite", "ModelGenCore"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "modelgenTests",
-            dependencies: ["TestSupport", "modelgen"] + examples.map { .target(name: $0.0) },
-            swiftSettings: swiftSettings
-        ),
-    ],
+            // Child processes of the tests (posix_spawn, inheriting only their standard streams).
+            .target(name: "CSpawn", path: "Tests/CSpawn"),
+            .target(
+                name: "TestSupport", dependencies: ["CSpawn"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+            .testTarget(
+                name: "ModelGenCoreTests",
+                dependencies: [
+                    "TestSupport", "ModelGenCore", "ModelGenRuntime", "PredicateSyntax", "Mustache", "CLibXML2",
+                    "CSQLite", "CAllocator",
+                ],
+                exclude: ["Reference", "Fixtures"],
+                swiftSettings: swiftSettings
+            ),
+            // The reviewed generated code of every model in Models/ (golden output of the Swift
+            // generator), used by the runtime tests and the stress tool.
+            .target(
+                name: "GeneratedModels",
+                dependencies: ["ModelGenRuntime"],
+                path: "Tests/GeneratedModels",
+                swiftSettings: swiftSettings
+            ),
+            // Child processes for the crash-safety and concurrency tests.
+            .executableTarget(
+                name: "modelgen-stress",
+                dependencies: ["GeneratedModels", "ModelGenRuntime"],
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "ModelGenRuntimeTests",
+                // ModelGenCore: the migration tests make stores of older model versions.
+                dependencies: [
+                    "TestSupport", "ModelGenRuntime", "GeneratedModels", "modelgen-stress", "CSQLite", "ModelGenCore",
+                ],
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "modelgenTests",
+                dependencies: ["TestSupport", "modelgen"] + examples.map { .target(name: $0.0) },
+                swiftSettings: swiftSettings
+            ),
+        ],
     swiftLanguageModes: [.v6]
 )

@@ -57,13 +57,17 @@ do {
         try context.save()
         print("Added department \(operands[0]).")
     case ("add-employee", 2...3):
-        guard let age = Int16(operands[1]), age >= 0 else { commandLine.fail("age must be a whole number, not '\(operands[1])'") }
+        guard let age = Int16(operands[1]), age >= 0 else {
+            commandLine.fail("age must be a whole number, not '\(operands[1])'")
+        }
         let employee = EmployeeEntity(in: context)
         employee.name = operands[0]
         employee.age = age
         if operands.count == 3 {
             let format = Date.ISO8601FormatStyle().year().month().day()
-            guard let date = try? format.parse(operands[2]) else { commandLine.fail("'\(operands[2])' is not a YYYY-MM-DD date") }
+            guard let date = try? format.parse(operands[2]) else {
+                commandLine.fail("'\(operands[2])' is not a YYYY-MM-DD date")
+            }
             employee.dateJoined = date
         } else {
             employee.dateJoined = Date()
@@ -94,22 +98,29 @@ do {
         let all = try BusinessEntity.fetch(in: context, sortedBy: [ObjectSortDescriptor(\BusinessEntity.name)])
         if all.isEmpty { print("No businesses.") }
         for item in all {
-            print("\(item.name ?? "?"): departments \(names(item.departments, \.name)); employees \(names(item.employees, \.name))")
+            print(
+                "\(item.name ?? "?"): departments \(names(item.departments, \.name)); employees \(names(item.employees, \.name))"
+            )
         }
     case ("departments", 0):
         let all = try DepartmentEntity.fetch(in: context, sortedBy: [ObjectSortDescriptor(\DepartmentEntity.name)])
         if all.isEmpty { print("No departments.") }
         for item in all {
-            print("\(item.name ?? "?"): businesses \(names(item.businesses, \.name)); employees \(names(item.employees, \.name))")
+            print(
+                "\(item.name ?? "?"): businesses \(names(item.businesses, \.name)); employees \(names(item.employees, \.name))"
+            )
         }
     case ("employees", 1):
         let owner = try business(operands[0], context)
         // The object itself in the predicate, compared by identity.
         let employees = try EmployeeEntity.fetch(
-            in: context, where: try ObjectPredicate(format: "business == %@", owner), sortedBy: [ObjectSortDescriptor(\EmployeeEntity.name)])
+            in: context, where: try ObjectPredicate(format: "business == %@", owner),
+            sortedBy: [ObjectSortDescriptor(\EmployeeEntity.name)])
         if employees.isEmpty { print("No employees.") }
         for employee in employees {
-            print("\(employee.name ?? "?"), \(employee.age.map(String.init) ?? "?"), department \(employee.department?.name ?? "none")")
+            print(
+                "\(employee.name ?? "?"), \(employee.age.map(String.init) ?? "?"), department \(employee.department?.name ?? "none")"
+            )
         }
     default:
         commandLine.fail("unknown command or wrong number of operands\n\(usage)")

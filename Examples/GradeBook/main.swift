@@ -1,5 +1,5 @@
-import Foundation
 import ExampleSupport
+import Foundation
 import ModelGenRuntime
 
 // gradebook: SCENARIOS.md §1 on a store file. Students are listed (and addressed by position)
@@ -22,7 +22,8 @@ let commandLine = ExampleCommandLine(program: "gradebook", defaultStore: "gradeb
 let fail = commandLine.fail
 
 @MainActor func sortedStudents(_ context: ObjectContext) throws -> [Student] {
-    try Student.fetch(in: context, sortedBy: [ObjectSortDescriptor(\Student.last_name), ObjectSortDescriptor(\Student.first_name)])
+    try Student.fetch(
+        in: context, sortedBy: [ObjectSortDescriptor(\Student.last_name), ObjectSortDescriptor(\Student.first_name)])
 }
 
 @MainActor func sortedQuizzes(_ context: ObjectContext) throws -> [Quiz] {
@@ -64,7 +65,9 @@ do {
         let quiz = pick(try sortedQuizzes(context), operands[1], "quiz")
         guard let points = Int32(operands[2]) else { fail("points must be a whole number, not '\(operands[2])'") }
         // The model's fetch request template: student.id == $STUDENT_ID AND quiz.id == $QUIZ_ID.
-        if let grade = try Grade.fetchGradeForStudentAndQuiz(STUDENT_ID: student.id, QUIZ_ID: quiz.id, in: context).first {
+        if let grade = try Grade.fetchGradeForStudentAndQuiz(STUDENT_ID: student.id, QUIZ_ID: quiz.id, in: context)
+            .first
+        {
             grade.points = points
             print("Updated \(student.first_name) \(student.last_name) on \(quiz.name): \(points).")
         } else {

@@ -38,7 +38,9 @@ let commandLine = ExampleCommandLine(
 
 @MainActor func user(_ text: String, _ context: ObjectContext) throws -> User {
     guard let id = UUID(uuidString: text) else { commandLine.fail("'\(text)' is not a UUID") }
-    guard let found = try User.first(in: context, where: \User.id == id) else { commandLine.fail("no user with id \(text)") }
+    guard let found = try User.first(in: context, where: \User.id == id) else {
+        commandLine.fail("no user with id \(text)")
+    }
     return found
 }
 
@@ -99,7 +101,8 @@ do {
     case ("background", 2):
         // The main context's list of users follows the store: a background save reaches it as a
         // change to apply, without reopening the store or fetching again.
-        let list = ResultsObservation(FetchRequest<User>(sortDescriptors: [ObjectSortDescriptor(\User.id, ascending: false)]))
+        let list = ResultsObservation(
+            FetchRequest<User>(sortDescriptors: [ObjectSortDescriptor(\User.id, ascending: false)]))
         var updates = list.values(in: context).makeAsyncIterator()
         guard let before = try await updates.next() else { commandLine.fail("the list of users ended") }
         let (name, hobby) = (operands[0], operands[1])

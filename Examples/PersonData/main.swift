@@ -22,7 +22,9 @@ let usage = """
 let commandLine = ExampleCommandLine(program: "persondata", defaultStore: "persondata.sqlite", usage: usage)
 
 @MainActor func ssn(_ text: String) -> Int16 {
-    guard let value = Int16(text) else { commandLine.fail("ssn must be a whole number from -32768 to 32767, not '\(text)'") }
+    guard let value = Int16(text) else {
+        commandLine.fail("ssn must be a whole number from -32768 to 32767, not '\(text)'")
+    }
     return value
 }
 

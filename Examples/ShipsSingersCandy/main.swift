@@ -20,13 +20,17 @@ let usage = """
 
     """
 
-let commandLine = ExampleCommandLine(program: "ships-singers-candy", defaultStore: "ships-singers-candy.sqlite", usage: usage)
+let commandLine = ExampleCommandLine(
+    program: "ships-singers-candy", defaultStore: "ships-singers-candy.sqlite", usage: usage)
 
 /// Objects of any entity whose `key` begins with `prefix`, sorted by `key`: the key and the
 /// prefix come at run time (`%K BEGINSWITH %@`).
-@MainActor func filtered<T: FetchableObject>(_ type: T.Type, key: String, prefix: String, in context: ObjectContext) throws -> [T] {
+@MainActor func filtered<T: FetchableObject>(_ type: T.Type, key: String, prefix: String, in context: ObjectContext)
+    throws -> [T]
+{
     try T.fetch(
-        in: context, where: try ObjectPredicate<T>(format: "%K BEGINSWITH %@", key, prefix), sortedBy: [try ObjectSortDescriptor<T>(key: key)])
+        in: context, where: try ObjectPredicate<T>(format: "%K BEGINSWITH %@", key, prefix),
+        sortedBy: [try ObjectSortDescriptor<T>(key: key)])
 }
 
 /// The ship predicates of the scenario: a format string, its arguments, the same as a typed predicate.
@@ -66,11 +70,14 @@ do {
         var disagreements = 0
         let byName = [ObjectSortDescriptor(\Ship.name)]
         for (format, arguments, typed) in shipPredicates {
-            let fromFormat = try Ship.fetch(in: context, where: try ObjectPredicate<Ship>(format: format, arguments: arguments), sortedBy: byName)
+            let fromFormat = try Ship.fetch(
+                in: context, where: try ObjectPredicate<Ship>(format: format, arguments: arguments), sortedBy: byName)
             let fromType = try Ship.fetch(in: context, where: typed, sortedBy: byName)
             let same = fromFormat.map(ObjectIdentifier.init) == fromType.map(ObjectIdentifier.init)
             if !same { disagreements += 1 }
-            print("\(format): \(fromFormat.compactMap(\.name).joined(separator: ", "))\(same ? "" : "  (typed: \(fromType.compactMap(\.name).joined(separator: ", ")))")")
+            print(
+                "\(format): \(fromFormat.compactMap(\.name).joined(separator: ", "))\(same ? "" : "  (typed: \(fromType.compactMap(\.name).joined(separator: ", ")))")"
+            )
         }
         if disagreements > 0 { commandLine.fail("\(disagreements) predicate(s) gave different results") }
     case ("singers", 2):
@@ -97,14 +104,18 @@ do {
         try context.save()
         print("Added \(operands.count - 2) candy from \(operands[0]).")
     case ("candy", 1):
-        guard let country = try Country.find(shortName: operands[0], in: context) else { commandLine.fail("no country '\(operands[0])'") }
+        guard let country = try Country.find(shortName: operands[0], in: context) else {
+            commandLine.fail("no country '\(operands[0])'")
+        }
         let candy = country.candyArray
         if candy.isEmpty { print("No candy.") }
         for item in candy { print(item.name ?? "?") }
     case ("countries", 0):
         let countries = try Country.fetch(in: context, sortedBy: [ObjectSortDescriptor(\Country.shortName)])
         if countries.isEmpty { print("No countries.") }
-        for country in countries { print("\(country.shortName) (\(country.fullName ?? "?")): \(country.candy.count) candy") }
+        for country in countries {
+            print("\(country.shortName) (\(country.fullName ?? "?")): \(country.candy.count) candy")
+        }
     default:
         commandLine.fail("unknown command or wrong number of operands\n\(usage)")
     }

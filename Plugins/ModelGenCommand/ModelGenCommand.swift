@@ -25,7 +25,9 @@ struct ModelGenCommand: CommandPlugin {
         let outputs = extractor.extractOption(named: "output")
         let check = extractor.extractFlag(named: "check") > 0
         guard extractor.remainingArguments.isEmpty else {
-            throw CommandError("unknown arguments \(extractor.remainingArguments); the options are --target NAME, --output FOLDER, --check")
+            throw CommandError(
+                "unknown arguments \(extractor.remainingArguments); the options are --target NAME, --output FOLDER, --check"
+            )
         }
         let output = outputs.last ?? "Generated"
         guard !output.isEmpty, !output.hasPrefix("/"), !output.split(separator: "/").contains("..") else {
@@ -56,7 +58,8 @@ struct ModelGenCommand: CommandPlugin {
         }
         if !failures.isEmpty {
             throw CommandError(
-                (check ? "generated code is out of date for " : "modelgen failed for ") + failures.joined(separator: ", ")
+                (check ? "generated code is out of date for " : "modelgen failed for ")
+                    + failures.joined(separator: ", ")
                     + (check ? " (run without --check to update it)" : ""))
         }
     }

@@ -8,8 +8,11 @@ enum ModelBundles {
     static func find(in directory: URL) -> [URL] {
         var found: [URL] = []
         let keys: [URLResourceKey] = [.isDirectoryKey]
-        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else { return [] }
-        for case let url as URL in walker where url.pathExtension == "xcdatamodeld" || url.pathExtension == "xcdatamodel" {
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else {
+            return []
+        }
+        for case let url as URL in walker
+        where url.pathExtension == "xcdatamodeld" || url.pathExtension == "xcdatamodel" {
             found.append(url)
             walker.skipDescendants()
         }

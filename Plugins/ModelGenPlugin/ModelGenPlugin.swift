@@ -41,9 +41,11 @@ struct ModelGenPlugin: BuildToolPlugin {
     /// Every regular file inside a bundle (following a symbolic link to the bundle itself).
     static func files(in bundle: URL) -> [URL] {
         let root = bundle.resolvingSymlinksInPath()
-        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
         var files: [URL] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+        for case let url as URL in walker
+        where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
             // Named through the bundle path the build uses, so edits through either name count.
             files.append(bundle.appendingPathComponent(String(url.path.dropFirst(root.path.count + 1))))
         }

@@ -182,18 +182,22 @@ struct MustacheParser {
                 case .comment, .delimiters:
                     break
                 case .variable, .unescaped:
-                    stack[stack.count - 1].nodes.append(.variable(path: Self.path(tag.content), escaped: tag.kind == .variable))
+                    stack[stack.count - 1].nodes.append(
+                        .variable(path: Self.path(tag.content), escaped: tag.kind == .variable))
                 case .partial:
-                    stack[stack.count - 1].nodes.append(.partial(name: tag.content, indentation: indentations[position] ?? ""))
+                    stack[stack.count - 1].nodes.append(
+                        .partial(name: tag.content, indentation: indentations[position] ?? ""))
                 case .sectionOpen, .invertedOpen:
                     stack.append((tag, []))
                 case .sectionClose:
                     guard stack.count > 1, let open = stack.last?.tag, open.content == tag.content else {
-                        throw MustacheError(message: "closing tag '\(tag.content)' does not match an open section", offset: tag.offset)
+                        throw MustacheError(
+                            message: "closing tag '\(tag.content)' does not match an open section", offset: tag.offset)
                     }
                     let section = stack.removeLast()
                     stack[stack.count - 1].nodes.append(
-                        .section(path: Self.path(open.content), nodes: section.nodes, inverted: open.kind == .invertedOpen))
+                        .section(
+                            path: Self.path(open.content), nodes: section.nodes, inverted: open.kind == .invertedOpen))
                 }
             }
         }
@@ -205,6 +209,7 @@ struct MustacheParser {
 
     /// A dotted name's parts as keys (none for `.`, the current context).
     private static func path(_ name: String) -> [Int32] {
-        name == "." ? [] : name.split(separator: ".", omittingEmptySubsequences: false).map { MustacheKey(String($0)).id }
+        name == "."
+            ? [] : name.split(separator: ".", omittingEmptySubsequences: false).map { MustacheKey(String($0)).id }
     }
 }

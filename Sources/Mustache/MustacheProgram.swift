@@ -40,11 +40,17 @@ struct MustacheProgram: Sendable {
                 instructions.append(Instruction(operation: .text, first: text.count, count: bytes.count, end: 0))
                 text += bytes
             case .variable(let path, let escaped):
-                instructions.append(Instruction(operation: escaped ? .escapedVariable : .variable, first: names.count, count: path.count, end: 0))
+                instructions.append(
+                    Instruction(
+                        operation: escaped ? .escapedVariable : .variable, first: names.count, count: path.count, end: 0
+                    ))
                 names += path
             case .section(let path, let children, let inverted):
                 let position = instructions.count
-                instructions.append(Instruction(operation: inverted ? .invertedSection : .section, first: names.count, count: path.count, end: 0))
+                instructions.append(
+                    Instruction(
+                        operation: inverted ? .invertedSection : .section, first: names.count, count: path.count, end: 0
+                    ))
                 names += path
                 append(children)
                 instructions[position].end = instructions.count

@@ -29,7 +29,8 @@ struct MustacheRenderer {
     /// `tree`, innermost last) pushed and popped in place, appending UTF-8 to `output` (bytes, not
     /// a `String`: a file is thousands of appends).
     mutating func render(
-        _ program: MustacheProgram, _ range: Range<Int>, tree: MustacheTree, stack: inout [Int], into output: inout TextBuffer
+        _ program: MustacheProgram, _ range: Range<Int>, tree: MustacheTree, stack: inout [Int],
+        into output: inout TextBuffer
     ) {
         var position = range.lowerBound
         while position < range.upperBound {
@@ -49,7 +50,8 @@ struct MustacheRenderer {
                 // A lookup walks the context stack: charge its depth to the work bound.
                 nodesLeft -= stack.count
                 if let value = Self.lookup(program.names, instruction.first, instruction.count, in: stack, of: tree) {
-                    tree.appendText(value, escapingHTML: instruction.operation == .escapedVariable && escapingHTML, to: &output)
+                    tree.appendText(
+                        value, escapingHTML: instruction.operation == .escapedVariable && escapingHTML, to: &output)
                 }
             case .section, .invertedSection:
                 nodesLeft -= stack.count
@@ -82,7 +84,8 @@ struct MustacheRenderer {
                 guard let template = partial(tag.name, indentation: tag.indentation) else { continue }
                 expansionsLeft -= 1
                 depth += 1
-                render(template.program, 0..<template.program.instructions.count, tree: tree, stack: &stack, into: &output)
+                render(
+                    template.program, 0..<template.program.instructions.count, tree: tree, stack: &stack, into: &output)
                 depth -= 1
             }
         }

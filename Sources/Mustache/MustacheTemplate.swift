@@ -36,7 +36,8 @@ public struct MustacheTemplate: Sendable {
     /// Renders the template with `context`; `partials` supplies the source of `{{> name}}` partials
     /// (a missing partial renders as nothing).
     /// `escapingHTML: false` prints variables as they are (for generating code, not HTML).
-    public func render(_ context: MustacheValue, partials: [String: String] = [:], escapingHTML: Bool = true) -> String {
+    public func render(_ context: MustacheValue, partials: [String: String] = [:], escapingHTML: Bool = true) -> String
+    {
         render(context, partials: MustachePartials(partials), escapingHTML: escapingHTML)
     }
 
@@ -55,29 +56,38 @@ public struct MustacheTemplate: Sendable {
     /// `reservingCapacity`: the expected size of the output in bytes (growing a large output step
     /// by step copies it several times).
     public func renderChecked(
-        _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
+        _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true,
+        reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> String {
-        String(decoding: try renderBytes(context, partials: partials, escapingHTML: escapingHTML, reservingCapacity: capacity), as: UTF8.self)
+        String(
+            decoding: try renderBytes(
+                context, partials: partials, escapingHTML: escapingHTML, reservingCapacity: capacity), as: UTF8.self)
     }
 
     /// `renderChecked`'s output as UTF-8 bytes, for output that is written to a file (making a
     /// `String` of it is a copy).
     public func renderBytes(
-        _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
+        _ context: MustacheValue, partials: MustachePartials, escapingHTML: Bool = true,
+        reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> [UInt8] {
-        try renderBytes(MustacheTree(context), partials: partials, escapingHTML: escapingHTML, reservingCapacity: capacity)
+        try renderBytes(
+            MustacheTree(context), partials: partials, escapingHTML: escapingHTML, reservingCapacity: capacity)
     }
 
     /// `renderBytes` with a context built as a tree (what a large context should be: see
     /// `MustacheTree`).
     public func renderBytes(
-        _ context: MustacheTree, partials: MustachePartials, escapingHTML: Bool = true, reservingCapacity capacity: Int = 0
+        _ context: MustacheTree, partials: MustachePartials, escapingHTML: Bool = true,
+        reservingCapacity capacity: Int = 0
     ) throws(MustacheError) -> [UInt8] {
         var renderer = MustacheRenderer(partials: partials, escapingHTML: escapingHTML)
         var output = TextBuffer(capacity: capacity)
         renderer.render(program, tree: context, into: &output)
         if renderer.limitReached {
-            throw MustacheError(message: "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?", offset: 0)
+            throw MustacheError(
+                message:
+                    "rendering stopped at a bound (partials nested over 200 deep, over 10,000 partial expansions or 2,000,000 nodes): is a partial including itself?",
+                offset: 0)
         }
         return output.takeBytes()
     }

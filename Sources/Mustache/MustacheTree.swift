@@ -53,11 +53,19 @@ public struct MustacheTree: Sendable {
         case .bool: return .bool(node.count != 0)
         case .number: return .number(Double(bitPattern: UInt64(bitPattern: Int64(node.start))))
         case .string:
-            return .string(bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[node.start..<node.start + node.count]), as: UTF8.self) })
+            return .string(
+                bytes.withUnsafeBufferPointer {
+                    String(
+                        decoding: UnsafeBufferPointer(rebasing: $0[node.start..<node.start + node.count]), as: UTF8.self
+                    )
+                })
         case .list: return .list(items[node.start..<node.start + node.count].map { value(Ref(index: $0)) })
         case .object:
             return .object(
-                MustacheObject(members[node.start..<node.start + node.count].map { (MustacheKey(id: $0.key).name, value(Ref(index: $0.value))) }))
+                MustacheObject(
+                    members[node.start..<node.start + node.count].map {
+                        (MustacheKey(id: $0.key).name, value(Ref(index: $0.value)))
+                    }))
         }
     }
 

@@ -121,7 +121,8 @@ struct PredicateLexer {
             while let byte = peek(), Self.isIdentifierPart(byte) { index += 1 }
             let digits = String(decoding: bytes[digitsStart..<index], as: UTF8.self)
             guard let value = Int64(digits, radix: radix) else {
-                throw PredicateSyntaxError("invalid number '\(String(decoding: bytes[start..<index], as: UTF8.self))'", offset: start)
+                throw PredicateSyntaxError(
+                    "invalid number '\(String(decoding: bytes[start..<index], as: UTF8.self))'", offset: start)
             }
             return .integer(value)
         }
@@ -196,7 +197,8 @@ struct PredicateLexer {
         case 0x66, 0x67, 0x65, 0x47, 0x45: return .double  // f g e G E
         case 0x73: return .string  // s
         default:
-            throw PredicateSyntaxError("unsupported placeholder '%\(Character(Unicode.Scalar(conversion)))'", offset: start)
+            throw PredicateSyntaxError(
+                "unsupported placeholder '%\(Character(Unicode.Scalar(conversion)))'", offset: start)
         }
     }
 

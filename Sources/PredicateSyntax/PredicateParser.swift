@@ -164,7 +164,8 @@ public struct PredicateParser {
         if quantifier != .none { advance() }
         let lhs = try parseExpression()
         guard let op = comparisonOperatorAhead() else {
-            throw PredicateSyntaxError("expected a comparison operator but found \(describe(current))", offset: current.offset)
+            throw PredicateSyntaxError(
+                "expected a comparison operator but found \(describe(current))", offset: current.offset)
         }
         advance()
         let options = try parseOptions()

@@ -16,7 +16,8 @@ enum FrontendBenchmark {
         }
         let model = ModelResolver().resolve(syntax, diagnostics: check)
         ModelValidator().validate(model, diagnostics: check)
-        precondition(check.diagnostics.isEmpty, "the synthetic model has diagnostics: \(check.sorted.prefix(3).map(\.rendered))")
+        precondition(
+            check.diagnostics.isEmpty, "the synthetic model has diagnostics: \(check.sorted.prefix(3).map(\.rendered))")
         precondition(model.entities.count == entities)
 
         let parse = Clock.best(runs: runs) {

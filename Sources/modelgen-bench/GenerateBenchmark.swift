@@ -15,12 +15,17 @@ enum GenerateBenchmark {
             let bytes = SyntheticModel.xml(entities: entities, attributes: 20)
             let count = entities >= 2_000 ? max(3, runs / 2) : runs
             let files = generate(bytes)
-            precondition(files == entities + 3, "expected \(entities) entity files, the model file and two SQL files; got \(files)")
-            let (baseline, time) = Clock.bestInterleaved(runs: count, baseline: { FrontendBenchmark.libxml2Parse(bytes) }) { _ = generate(bytes) }
+            precondition(
+                files == entities + 3,
+                "expected \(entities) entity files, the model file and two SQL files; got \(files)")
+            let (baseline, time) = Clock.bestInterleaved(
+                runs: count, baseline: { FrontendBenchmark.libxml2Parse(bytes) }, { _ = generate(bytes) })
             phases.append(Phase(name: "generate-\(entities)", milliseconds: time, baselineMilliseconds: baseline))
             perEntity[entities] = time / Double(entities)
         }
-        phases.append(Phase(name: "per-entity-2000-vs-200", milliseconds: perEntity[2_000]!, baselineMilliseconds: perEntity[200]!))
+        phases.append(
+            Phase(
+                name: "per-entity-2000-vs-200", milliseconds: perEntity[2_000]!, baselineMilliseconds: perEntity[200]!))
         phases += breakdown(SyntheticModel.xml(entities: 2_000, attributes: 20), runs: max(3, runs / 3))
         return phases
     }
@@ -29,12 +34,15 @@ enum GenerateBenchmark {
     static func breakdown(_ bytes: [UInt8], runs: Int) -> [Phase] {
         let baseline = Clock.best(runs: runs) { FrontendBenchmark.libxml2Parse(bytes) }
         let engine = DiagnosticEngine()
-        var model = FrontEnd().run(SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: engine)!
+        var model = FrontEnd().run(
+            SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: engine)!
         model.modelName = "Synthetic"
         let schema = SchemaLowering().lower(model, diagnostics: engine)!
-        let generator = SwiftGenerator(options: SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld"))
+        let generator = SwiftGenerator(
+            options: SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld"))
         let frontEnd = Clock.best(runs: runs) {
-            _ = FrontEnd().run(SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: DiagnosticEngine())
+            _ = FrontEnd().run(
+                SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: DiagnosticEngine())
         }
         let lower = Clock.best(runs: runs) { _ = SchemaLowering().lower(model, diagnostics: DiagnosticEngine()) }
         let snapshotTime = Clock.best(runs: runs) { _ = SchemaSnapshot.make(schema) }
@@ -45,7 +53,9 @@ enum GenerateBenchmark {
             _ = SQLEmitter(dialect: .postgres).emitBytes(schema, snapshot: snapshot)
         }
         let context = Clock.best(runs: runs) { _ = generator.contextTrees(model: model, schema: schema) }
-        let swift = Clock.best(runs: runs) { _ = try? generator.generate(model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite) }
+        let swift = Clock.best(runs: runs) {
+            _ = try? generator.generate(model: model, schema: schema, snapshot: snapshot, sqliteDDL: sqlite)
+        }
         return [
             Phase(name: "2000: front end", milliseconds: frontEnd, baselineMilliseconds: baseline),
             Phase(name: "2000: lower", milliseconds: lower, baselineMilliseconds: baseline),
@@ -62,7 +72,9 @@ enum GenerateBenchmark {
         let engine = DiagnosticEngine()
         let pipeline = GeneratePipeline(
             options: SwiftGenerationOptions(access: .public, sourceName: "Synthetic.xcdatamodeld"), includesSQL: true)
-        guard var model = FrontEnd().run(SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: engine)
+        guard
+            var model = FrontEnd().run(
+                SourceFile(path: "Synthetic.xcdatamodel/contents", bytes: bytes), diagnostics: engine)
         else { fatalError("the synthetic model does not load: \(engine.sorted.prefix(3).map(\.rendered))") }
         model.modelName = "Synthetic"
         do {

@@ -35,9 +35,9 @@ struct KernelUsage {
     static func now() -> KernelUsage {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         let system = Double(usage.ru_stime.tv_sec) * 1_000 + Double(usage.ru_stime.tv_usec) / 1_000
         return KernelUsage(pageFaults: Int(usage.ru_minflt + usage.ru_majflt), milliseconds: system)
@@ -69,7 +69,9 @@ extension Clock {
     /// The best wall times of `baseline` and `body`, measured in alternation (`runs` of each
     /// after `warmups` of each), so a slow period of the machine falls on both alike instead of
     /// on whichever happened to run then.
-    static func bestInterleaved(runs: Int, warmups: Int = 2, baseline: () -> Void, _ body: () -> Void) -> (baseline: Double, measured: Double) {
+    static func bestInterleaved(runs: Int, warmups: Int = 2, baseline: () -> Void, _ body: () -> Void) -> (
+        baseline: Double, measured: Double
+    ) {
         for _ in 0..<warmups {
             baseline()
             body()
@@ -133,7 +135,9 @@ enum Report {
                 + pad(format(phase.ratio), 8)
             if showsKernel, let kernel = phase.kernel, let baseline = phase.baselineKernel {
                 line += pad("\(kernel.pageFaults) (\(baseline.pageFaults))", 25)
-                line += pad("\(String(format: "%.1f", kernel.milliseconds)) (\(String(format: "%.1f", baseline.milliseconds)))", 23)
+                line += pad(
+                    "\(String(format: "%.1f", kernel.milliseconds)) (\(String(format: "%.1f", baseline.milliseconds)))",
+                    23)
             }
             if showsNoise, let again = phase.repeatedBaselineMilliseconds {
                 line += pad(format(again / phase.baselineMilliseconds), 28)

@@ -31,8 +31,14 @@ final class PostgresBaseline: RuntimeBaseline {
         connection = opened
         try execute("SET client_min_messages = warning")
         try execute(ddl)
-        try prepare("insert", #"INSERT INTO "item" ("_entity", "title", "quantity", "price", "created", "active") VALUES (1, $1, $2, $3, $4, $5) RETURNING "_pk""#, 5)
-        try prepare("all", #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#, 0)
+        try prepare(
+            "insert",
+            #"INSERT INTO "item" ("_entity", "title", "quantity", "price", "created", "active") VALUES (1, $1, $2, $3, $4, $5) RETURNING "_pk""#,
+            5)
+        try prepare(
+            "all",
+            #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#,
+            0)
         try prepare(
             "query",
             #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) AND "quantity" >= $1 AND "active" = $2 ORDER BY "price" DESC, "_pk" LIMIT 1000"#,
@@ -78,7 +84,8 @@ final class PostgresBaseline: RuntimeBaseline {
     /// Sends `count` executions of `name`, each with the parameters `fill` writes, in pipelines
     /// of `pipelineLength`; `row` sees each result.
     private func pipeline(
-        _ name: String, count: Int, _ fill: (Int, inout [UInt8], inout [Int32]) -> Void, row: (OpaquePointer?) -> Void = { _ in }
+        _ name: String, count: Int, _ fill: (Int, inout [UInt8], inout [Int32]) -> Void,
+        row: (OpaquePointer?) -> Void = { _ in }
     ) {
         var start = 0
         var buffer: [UInt8] = []
@@ -99,7 +106,8 @@ final class PostgresBaseline: RuntimeBaseline {
                         pointers.append(length < 0 ? nil : base + offset)
                         offset += max(0, Int(length))
                     }
-                    precondition(PQsendQueryPrepared(connection, name, Int32(lengths.count), pointers, lengths, formats, 1) == 1)
+                    precondition(
+                        PQsendQueryPrepared(connection, name, Int32(lengths.count), pointers, lengths, formats, 1) == 1)
                 }
             }
             precondition(PQpipelineSync(connection) == 1)
@@ -146,17 +154,26 @@ final class PostgresBaseline: RuntimeBaseline {
         var keys: Int64 = 0
         var sum = 0.0
         for index in 0..<count {
-            keys &+= Self.integer(result, index, 0) &+ (PQgetisnull(result, index, 1) == 1 ? 0 : Self.integer(result, index, 1))
+            keys &+=
+                Self.integer(result, index, 0)
+                &+ (PQgetisnull(result, index, 1) == 1 ? 0 : Self.integer(result, index, 1))
                 &+ Self.integer(result, index, 2)
             let title = String(
-                decoding: UnsafeRawBufferPointer(start: PQgetvalue(result, index, 3), count: Int(PQgetlength(result, index, 3))), as: UTF8.self)
+                decoding: UnsafeRawBufferPointer(
+                    start: PQgetvalue(result, index, 3), count: Int(PQgetlength(result, index, 3))), as: UTF8.self)
             let quantity = Self.integer(result, index, 4)
             let price = Double(bitPattern: UInt64(bitPattern: Self.integer(result, index, 5)))
             let created: Date? =
                 PQgetisnull(result, index, 6) == 1
-                ? nil : Date(timeIntervalSinceReferenceDate: Double(Self.integer(result, index, 6) - 31_622_400_000_000) / 1_000_000)
+                ? nil
+                : Date(
+                    timeIntervalSinceReferenceDate: Double(Self.integer(result, index, 6) - 31_622_400_000_000)
+                        / 1_000_000)
             let active = Self.integer(result, index, 7) != 0
-            rows.append(Row(key: Self.integer(result, index, 0), title: title, quantity: quantity, price: price, created: created, active: active))
+            rows.append(
+                Row(
+                    key: Self.integer(result, index, 0), title: title, quantity: quantity, price: price,
+                    created: created, active: active))
             sum += Double(title.utf8.count) + Double(quantity) + price
             sum += (created?.timeIntervalSinceReferenceDate ?? 0) + (active ? 1 : 0)
         }

@@ -8,7 +8,8 @@ final class BenchItem: ManagedObject {
         name: "Item", table: "item", entityID: 1,
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
-            AttributeDescription(name: "quantity", column: "quantity", type: .int64, isOptional: false, hasDefault: true),
+            AttributeDescription(
+                name: "quantity", column: "quantity", type: .int64, isOptional: false, hasDefault: true),
             AttributeDescription(name: "price", column: "price", type: .double, isOptional: false, hasDefault: true),
             AttributeDescription(name: "created", column: "created", type: .date, isOptional: true, hasDefault: false),
             AttributeDescription(name: "active", column: "active", type: .bool, isOptional: false, hasDefault: true),
@@ -22,23 +23,38 @@ final class BenchItem: ManagedObject {
 
     var title: String {
         get { _title }
-        set { _title = newValue; didChange(slot: 0) }
+        set {
+            _title = newValue
+            didChange(slot: 0)
+        }
     }
     var quantity: Int64 {
         get { _quantity }
-        set { _quantity = newValue; didChange(slot: 1) }
+        set {
+            _quantity = newValue
+            didChange(slot: 1)
+        }
     }
     var price: Double {
         get { _price }
-        set { _price = newValue; didChange(slot: 2) }
+        set {
+            _price = newValue
+            didChange(slot: 2)
+        }
     }
     var created: Date? {
         get { _created }
-        set { _created = newValue; didChange(slot: 3) }
+        set {
+            _created = newValue
+            didChange(slot: 3)
+        }
     }
     var active: Bool {
         get { _active }
-        set { _active = newValue; didChange(slot: 4) }
+        set {
+            _active = newValue
+            didChange(slot: 4)
+        }
     }
 
     override class var entityDescription: EntityDescription { entity }
@@ -154,10 +170,12 @@ enum RuntimeBenchmark {
     ) {
         switch engine {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bench-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "modelgen-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let raw = try RawStore(path: directory.appendingPathComponent("raw.sqlite").path, ddl: ddl)
-            let again = noise ? try RawStore(path: directory.appendingPathComponent("raw-again.sqlite").path, ddl: ddl) : nil
+            let again =
+                noise ? try RawStore(path: directory.appendingPathComponent("raw-again.sqlite").path, ddl: ddl) : nil
             let store = try PersistentStore(path: directory.appendingPathComponent("runtime.sqlite").path, model: model)
             return (raw, again, store, { try? FileManager.default.removeItem(at: directory) })
         case .postgres(let connection):
@@ -166,9 +184,13 @@ enum RuntimeBenchmark {
             let schemas = ["bench_raw_\(suffix)", "bench_again_\(suffix)", "bench_runtime_\(suffix)"]
             for schema in schemas { try admin.execute("CREATE SCHEMA \"\(schema)\"") }
             let raw = try PostgresBaseline(connectionString: searchPath(connection, schemas[0]), ddl: postgresDDL)
-            let again = noise ? try PostgresBaseline(connectionString: searchPath(connection, schemas[1]), ddl: postgresDDL) : nil
+            let again =
+                noise
+                ? try PostgresBaseline(connectionString: searchPath(connection, schemas[1]), ddl: postgresDDL) : nil
             let store = try PersistentStore(postgres: searchPath(connection, schemas[2]), model: model)
-            return (raw, again, store, { for schema in schemas { try? admin.execute("DROP SCHEMA \"\(schema)\" CASCADE") } })
+            return (
+                raw, again, store, { for schema in schemas { try? admin.execute("DROP SCHEMA \"\(schema)\" CASCADE") } }
+            )
         }
     }
 
@@ -186,7 +208,10 @@ enum RuntimeBenchmark {
         let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
         var phases: [Phase] = []
         /// The phase with the baseline's work timed once more on the second file (with `noise`).
-        func phase(_ name: String, _ measured: Phase.Timing, _ baseline: Phase.Timing, again work: (any RuntimeBaseline) -> Void) -> Phase {
+        func phase(
+            _ name: String, _ measured: Phase.Timing, _ baseline: Phase.Timing,
+            again work: (any RuntimeBaseline) -> Void
+        ) -> Phase {
             var phase = Phase(name: name, measured, baseline)
             if let rawAgain { phase.repeatedBaselineMilliseconds = Clock.time { work(rawAgain) } }
             return phase
@@ -237,9 +262,12 @@ enum RuntimeBenchmark {
             }
             checksum -= sum
         }
-        precondition(rawMatches == runtimeMatches && rawMatches == min(1_000, objects / 4), "the queries selected different rows")
+        precondition(
+            rawMatches == runtimeMatches && rawMatches == min(1_000, objects / 4), "the queries selected different rows"
+        )
         checksum += raw.checksumOfQuery
-        phases.append(phase("fetch predicate+sort+limit", runtimeQuery, rawQuery) { _ = $0.fetchQuery(threshold: threshold) })
+        phases.append(
+            phase("fetch predicate+sort+limit", runtimeQuery, rawQuery) { _ = $0.fetchQuery(threshold: threshold) })
 
         let items = try context.fetchAll(BenchItem.self)
         let rawUpdate = Clock.timeWithKernel { raw.updateAll() }
@@ -272,7 +300,9 @@ extension RuntimeBenchmark {
     /// what observing adds to a save. Saves and observation run in one task (the observation's
     /// work is timed, not a thread's wake-up), in five alternating rounds of each (this machine's
     /// speed drifts; each observed round starts a new observation, its first fetch not timed).
-    static func observePhase(_ store: PersistentStore, _ context: ObjectContext, _ items: [BenchItem], moves: Bool) throws -> Phase {
+    static func observePhase(_ store: PersistentStore, _ context: ObjectContext, _ items: [BenchItem], moves: Bool)
+        throws -> Phase
+    {
         let (rounds, perRound) = (5, min(200, items.count / 10))
         var saved = 0
         func save() throws {
@@ -285,7 +315,8 @@ extension RuntimeBenchmark {
             saved += 1
             try context.save()
         }
-        let observation = ResultsObservation(FetchRequest<BenchItem>(sortDescriptors: [ObjectSortDescriptor(\BenchItem.price)]))
+        let observation = ResultsObservation(
+            FetchRequest<BenchItem>(sortDescriptors: [ObjectSortDescriptor(\BenchItem.price)]))
         return try blocking {
             var plain = Phase.Timing(0, KernelUsage(pageFaults: 0, milliseconds: 0))
             var observed = plain
@@ -304,7 +335,9 @@ extension RuntimeBenchmark {
                 for _ in 0..<perRound {
                     try save()
                     let next = try await results.next()
-                    precondition(next?.objects.count == items.count && next?.changes.updated.count == 1, "the observation missed a save")
+                    precondition(
+                        next?.objects.count == items.count && next?.changes.updated.count == 1,
+                        "the observation missed a save")
                 }
                 add(&observed, observedStart)
             }
@@ -332,7 +365,8 @@ extension Phase {
     /// A phase of the runtime benchmark: the runtime's timing next to the raw API's.
     init(name: String, _ measured: Timing, _ baseline: Timing) {
         self.init(
-            name: name, milliseconds: measured.milliseconds, baselineMilliseconds: baseline.milliseconds, kernel: measured.kernel,
+            name: name, milliseconds: measured.milliseconds, baselineMilliseconds: baseline.milliseconds,
+            kernel: measured.kernel,
             baselineKernel: baseline.kernel)
     }
 }
@@ -346,9 +380,13 @@ final class RawStore: RuntimeBaseline {
     init(path: String, ddl: String) throws {
         // The runtime's open flags (no per-call mutex: one thread uses the connection).
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else { throw DatabaseError(.sqlite, "cannot open \(path)") }
+        guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else {
+            throw DatabaseError(.sqlite, "cannot open \(path)")
+        }
         for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", ddl] {
-            guard sqlite3_exec(db, pragma, nil, nil, nil) == SQLITE_OK else { throw DatabaseError(.sqlite, String(cString: sqlite3_errmsg(db))) }
+            guard sqlite3_exec(db, pragma, nil, nil, nil) == SQLITE_OK else {
+                throw DatabaseError(.sqlite, String(cString: sqlite3_errmsg(db)))
+            }
         }
     }
 
@@ -368,7 +406,8 @@ final class RawStore: RuntimeBaseline {
 
     func insert(count: Int, base: Date) {
         let statement = prepare(
-            #"INSERT INTO "item" ("_entity", "title", "quantity", "price", "created", "active") VALUES (1, ?, ?, ?, ?, ?)"#)
+            #"INSERT INTO "item" ("_entity", "title", "quantity", "price", "created", "active") VALUES (1, ?, ?, ?, ?, ?)"#
+        )
         defer { sqlite3_finalize(statement) }
         transaction {
             for index in 0..<count {
@@ -377,7 +416,8 @@ final class RawStore: RuntimeBaseline {
                 // String as a C string would copy it into a new array first).
                 title.withUTF8 { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { text in
-                        _ = sqlite3_bind_text(statement, 1, text.baseAddress, Int32(text.count), modelgen_sqlite_transient())
+                        _ = sqlite3_bind_text(
+                            statement, 1, text.baseAddress, Int32(text.count), modelgen_sqlite_transient())
                     }
                 }
                 sqlite3_bind_int64(statement, 2, Int64(index))
@@ -405,7 +445,9 @@ final class RawStore: RuntimeBaseline {
     var checksumOfQuery = 0.0
 
     func fetchAll() -> Double {
-        fetch(#"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#).sum
+        fetch(
+            #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#
+        ).sum
     }
 
     func fetch(_ sql: String, bind: (OpaquePointer) -> Void = { _ in }) -> (sum: Double, rows: Int) {
@@ -418,9 +460,12 @@ final class RawStore: RuntimeBaseline {
         while sqlite3_step(statement) == SQLITE_ROW {
             rows += 1
             // Every selected column is read, as the runtime reads `_pk`, `_entity` and `_version`.
-            keys &+= sqlite3_column_int64(statement, 0) &+ sqlite3_column_int64(statement, 1) &+ sqlite3_column_int64(statement, 2)
+            keys &+=
+                sqlite3_column_int64(statement, 0) &+ sqlite3_column_int64(statement, 1)
+                &+ sqlite3_column_int64(statement, 2)
             let count = Int(sqlite3_column_bytes(statement, 3))
-            let title = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, 3), count: count), as: UTF8.self)
+            let title = String(
+                decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, 3), count: count), as: UTF8.self)
             let quantity = sqlite3_column_int64(statement, 4)
             let price = sqlite3_column_double(statement, 5)
             let created: Date? =

@@ -4,7 +4,9 @@
 /// its own inverse's pair) between neighbours.
 enum SyntheticModel {
     static func xml(entities: Int, attributes: Int) -> [UInt8] {
-        let types = ["String", "Integer 64", "Boolean", "Date", "Double", "Integer 32", "Binary", "Decimal", "UUID", "Float"]
+        let types = [
+            "String", "Integer 64", "Boolean", "Date", "Double", "Integer 32", "Binary", "Decimal", "UUID", "Float",
+        ]
         var text = """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23F79" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
@@ -20,17 +22,24 @@ enum SyntheticModel {
             let next = name((index + 1) % entities)
             let previous = name((index + entities - 1) % entities)
             let partner = name(index ^ 1 < entities ? index ^ 1 : index)
-            text += "    <entity name=\"\(entity)\" representedClassName=\"\(entity)\" syncable=\"YES\" codeGenerationType=\"class\">\n"
+            text +=
+                "    <entity name=\"\(entity)\" representedClassName=\"\(entity)\" syncable=\"YES\" codeGenerationType=\"class\">\n"
             for attribute in 0..<attributes {
                 let type = types[attribute % types.count]
                 let optional = attribute % 3 == 0 ? "" : " optional=\"YES\""
-                let scalar = ["Integer 64", "Integer 32", "Boolean", "Double", "Float"].contains(type) ? " usesScalarValueType=\"YES\"" : ""
+                let scalar =
+                    ["Integer 64", "Integer 32", "Boolean", "Double", "Float"].contains(type)
+                    ? " usesScalarValueType=\"YES\"" : ""
                 let defaultValue = type == "Integer 64" ? " defaultValueString=\"0\"" : ""
-                text += "        <attribute name=\"attribute\(attribute)\"\(optional) attributeType=\"\(type)\"\(defaultValue)\(scalar)/>\n"
+                text +=
+                    "        <attribute name=\"attribute\(attribute)\"\(optional) attributeType=\"\(type)\"\(defaultValue)\(scalar)/>\n"
             }
-            text += "        <relationship name=\"children\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Cascade\" destinationEntity=\"\(next)\" inverseName=\"parent\" inverseEntity=\"\(next)\"/>\n"
-            text += "        <relationship name=\"parent\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"\(previous)\" inverseName=\"children\" inverseEntity=\"\(previous)\"/>\n"
-            text += "        <relationship name=\"partner\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"\(partner)\" inverseName=\"partner\" inverseEntity=\"\(partner)\"/>\n"
+            text +=
+                "        <relationship name=\"children\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Cascade\" destinationEntity=\"\(next)\" inverseName=\"parent\" inverseEntity=\"\(next)\"/>\n"
+            text +=
+                "        <relationship name=\"parent\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"\(previous)\" inverseName=\"children\" inverseEntity=\"\(previous)\"/>\n"
+            text +=
+                "        <relationship name=\"partner\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"\(partner)\" inverseName=\"partner\" inverseEntity=\"\(partner)\"/>\n"
             text += "    </entity>\n"
         }
         text += "</model>"

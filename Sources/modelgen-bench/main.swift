@@ -81,16 +81,23 @@ while !arguments.isEmpty {
 }
 
 if keepFreedMemory && !BatchMemory.keepFreedMemory() {
-    FileHandle.standardError.write(Data("modelgen-bench: warning: this C library does not take the allocator settings\n".utf8))
+    FileHandle.standardError.write(
+        Data("modelgen-bench: warning: this C library does not take the allocator settings\n".utf8))
 }
 
 switch benchmark {
 case "frontend":
     let phases = FrontendBenchmark.run(entities: entities, runs: runs)
-    Report.print(phases, json: json, title: "frontend: \(entities) entities × 20 attributes × 3 relationships, best of \(runs) runs")
+    Report.print(
+        phases, json: json,
+        title: "frontend: \(entities) entities × 20 attributes × 3 relationships, best of \(runs) runs")
 case "generate":
     let phases = GenerateBenchmark.run(runs: runs)
-    Report.print(phases, json: json, title: "generate: 50, 200 and 2,000 entities × 20 attributes × 3 relationships, best of \(runs) runs (2,000: \(max(3, runs / 2))), each size's runs alternating with its baseline's")
+    Report.print(
+        phases, json: json,
+        title:
+            "generate: 50, 200 and 2,000 entities × 20 attributes × 3 relationships, best of \(runs) runs (2,000: \(max(3, runs / 2))), each size's runs alternating with its baseline's"
+    )
 case "model":
     // Not a benchmark: the generated model on standard output, to profile the CLI with.
     FileHandle.standardOutput.write(Data(SyntheticModel.xml(entities: entities, attributes: 20)))
@@ -105,8 +112,10 @@ case "runtime":
             if url == nil { cluster = try PostgresCluster.start() }
             defer { cluster?.stop() }
             let connection = url ?? "host=\(cluster!.directory.path) user=postgres dbname=postgres"
-            let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise, engine: .postgres(connection: connection))
-            Report.print(phases, json: json, title: "runtime on PostgreSQL: 100,000 objects of a five-attribute entity, one run")
+            let phases = try RuntimeBenchmark.run(
+                objects: 100_000, noise: noise, engine: .postgres(connection: connection))
+            Report.print(
+                phases, json: json, title: "runtime on PostgreSQL: 100,000 objects of a five-attribute entity, one run")
         default:
             FileHandle.standardError.write(Data("modelgen-bench: error: --engine takes sqlite or postgres\n".utf8))
             exit(64)

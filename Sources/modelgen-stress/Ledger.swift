@@ -13,15 +13,18 @@ enum Ledger {
 
     /// A UUID made of two numbers, so a row written by save `a` can be found again.
     static func stableID(_ a: UInt32, _ b: UInt32) -> UUID {
-        let a = a.bigEndian, b = b.bigEndian
+        let a = a.bigEndian
+        let b = b.bigEndian
         var bytes = [UInt8](repeating: 0, count: 16)
         withUnsafeBytes(of: a) { bytes.replaceSubrange(4..<8, with: $0) }
         withUnsafeBytes(of: b) { bytes.replaceSubrange(12..<16, with: $0) }
         bytes[6] = 0x40 | (bytes[6] & 0x0F)
         bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// The quiz written by save `number` of the crash writer.
@@ -47,7 +50,9 @@ enum Ledger {
         do {
             try context.save()
         } catch {
-            guard error.code == .uniqueness, try Grade.find(id: counterGrade, in: store.newContext()) != nil else { throw error }
+            guard error.code == .uniqueness, try Grade.find(id: counterGrade, in: store.newContext()) != nil else {
+                throw error
+            }
         }
     }
 }

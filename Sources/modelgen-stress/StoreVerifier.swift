@@ -30,9 +30,12 @@ struct StoreVerifier {
             expectedQuizzes[Ledger.counterQuiz] = "counter"
             expectedGrades[counter.id] = (Ledger.counterQuiz, Int32(saves))
             for number in max(1, saves - 2)...max(1, saves) where saves > 0 {
-                expectedQuizzes[Ledger.quizID(save: number)] = number < saves ? "save \(number) sealed" : "save \(number)"
+                expectedQuizzes[Ledger.quizID(save: number)] =
+                    number < saves ? "save \(number) sealed" : "save \(number)"
                 for item in 0..<Ledger.grades(inSave: number) {
-                    expectedGrades[Ledger.gradeID(save: number, item: item)] = (Ledger.quizID(save: number), Int32(item))
+                    expectedGrades[Ledger.gradeID(save: number, item: item)] = (
+                        Ledger.quizID(save: number), Int32(item)
+                    )
                 }
             }
         }
@@ -42,13 +45,17 @@ struct StoreVerifier {
             problems.append("quizzes \(Self.describe(actualQuizzes)) expected \(Self.describe(expectedQuizzes))")
         }
         let grades = try Grade.fetch(in: context)
-        if grades.count != expectedGrades.count { problems.append("\(grades.count) grades, expected \(expectedGrades.count)") }
+        if grades.count != expectedGrades.count {
+            problems.append("\(grades.count) grades, expected \(expectedGrades.count)")
+        }
         for grade in grades {
             guard let expected = expectedGrades[grade.id] else {
                 problems.append("unexpected grade \(grade.id)")
                 continue
             }
-            if grade.quiz?.id != expected.quiz || grade.points != expected.points || grade.student?.id != Ledger.writerStudent {
+            if grade.quiz?.id != expected.quiz || grade.points != expected.points
+                || grade.student?.id != Ledger.writerStudent
+            {
                 problems.append("grade \(grade.id): quiz \(grade.quiz?.id.uuidString ?? "nil"), points \(grade.points)")
             }
         }

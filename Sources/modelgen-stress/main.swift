@@ -32,7 +32,8 @@ let postgresPrefix = "postgres:"
 /// Opens the GradeBook store `location` names: a SQLite file, or a PostgreSQL database.
 func openStore(_ location: String) throws -> PersistentStore {
     if location.hasPrefix(postgresPrefix) {
-        return try PersistentStore(postgres: String(location.dropFirst(postgresPrefix.count)), model: GradeBookModel.model)
+        return try PersistentStore(
+            postgres: String(location.dropFirst(postgresPrefix.count)), model: GradeBookModel.model)
     }
     return try PersistentStore(path: location, model: GradeBookModel.model)
 }
@@ -49,7 +50,9 @@ func fail(_ message: String) -> Never {
 }
 
 /// Renames or deletes the student `id` names and saves; the JSON line to print.
-func editStudent(_ context: ObjectContext, _ id: ObjectID, delete: Bool, first: String?) -> (json: String, succeeded: Bool) {
+func editStudent(_ context: ObjectContext, _ id: ObjectID, delete: Bool, first: String?) -> (
+    json: String, succeeded: Bool
+) {
     do {
         let student = try context.existingObject(with: id, as: Student.self)
         if delete {
@@ -78,13 +81,16 @@ do {
     case "verify":
         print(try StoreVerifier(path: store).report())
     case "hammer":
-        guard let writer = option("--writer", arguments).flatMap(Int.init), writer > 0 else { fail("--writer N (≥ 1) is required") }
+        guard let writer = option("--writer", arguments).flatMap(Int.init), writer > 0 else {
+            fail("--writer N (≥ 1) is required")
+        }
         guard let threads = Int(option("--threads", arguments, fallback: "3")!), threads > 0,
             let operations = Int(option("--operations", arguments, fallback: "100")!), operations > 0
         else { fail("--threads and --operations take positive numbers") }
         print(try Hammer(path: store, writer: writer, threads: threads, operations: operations).run())
     case "rename-quiz":
-        guard let id = option("--id", arguments).flatMap(UUID.init(uuidString:)), let name = option("--name", arguments) else {
+        guard let id = option("--id", arguments).flatMap(UUID.init(uuidString:)), let name = option("--name", arguments)
+        else {
             fail("--id UUID and --name NAME are required")
         }
         let context = try openStore(store).newContext()
@@ -103,7 +109,9 @@ do {
         guard let text = option("--object", arguments), let id = ObjectID(stringValue: text) else {
             fail("--object takes an object identifier's text (entity/row)")
         }
-        let outcome = editStudent(try openStore(store).newContext(), id, delete: arguments.contains("--delete"), first: option("--first", arguments))
+        let outcome = editStudent(
+            try openStore(store).newContext(), id, delete: arguments.contains("--delete"),
+            first: option("--first", arguments))
         print(outcome.json)
         if !outcome.succeeded { exit(3) }
     default:

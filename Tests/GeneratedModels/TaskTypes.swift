@@ -6,7 +6,10 @@ import ModelGenRuntime
 
 /// `Task.priority`: an enum on an Integer 16 attribute with a default.
 public enum Priority: Int16, Sendable, CaseIterable {
-    case low = 0, normal = 1, high = 2, urgent = 3
+    case low = 0
+    case normal = 1
+    case high = 2
+    case urgent = 3
 }
 
 /// `Task.state`: an enum on an optional String attribute.
@@ -32,7 +35,8 @@ public struct TaskFlags: OptionSet, Hashable, Sendable {
 
 /// `Project.kind` (mogenerator's `attributeValueScalarType`).
 public enum ProjectKind: Int16, Sendable {
-    case personal = 0, work = 1
+    case personal = 0
+    case work = 1
 }
 
 /// `Label.style`, on a `category` entity.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway PostgreSQL 15 cluster for the tests of this process (its default collation is ICU's
@@ -56,21 +56,30 @@ public final class PostgresCluster: @unchecked Sendable {
 
     private init() throws {
         let candidates = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }) else {
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") })
+        else {
             throw Failure(description: "initdb not found (install the postgresql package)")
         }
         binaries = URL(fileURLWithPath: found)
-        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("modelgen-pg-\(UUID().uuidString.prefix(8))")
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "modelgen-pg-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if Self.isRoot {
             _ = try Self.run("/bin/chown", ["postgres:postgres", directory.path])
         }
         let data = directory.appendingPathComponent("data").path
-        try runServerTool("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US", "--no-sync"])
+        try runServerTool(
+            "initdb",
+            [
+                "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--locale-provider=icu",
+                "--icu-locale=en-US", "--no-sync",
+            ])
         try runServerTool(
             "pg_ctl",
-            ["-D", data, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60", "-o",
-             "-k \(directory.path) -c listen_addresses='' -c fsync=off -c max_connections=40", "start"])
+            [
+                "-D", data, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60", "-o",
+                "-k \(directory.path) -c listen_addresses='' -c fsync=off -c max_connections=40", "start",
+            ])
         // A watchdog stops the server and removes its directory once this process is gone, however
         // it ends (the test runner does not always run exit handlers).
         let stopCommand =
@@ -78,7 +87,10 @@ public final class PostgresCluster: @unchecked Sendable {
             + " -D '\(data)' -m immediate -w stop"
         try Subprocess.detach(
             "/bin/sh",
-            ["-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stopCommand); rm -rf '\(directory.path)'"])
+            [
+                "-c",
+                "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stopCommand); rm -rf '\(directory.path)'",
+            ])
     }
 
     private func runServerTool(_ tool: String, _ arguments: [String]) throws {
@@ -91,7 +103,8 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     public func stop() {
-        _ = try? runServerTool("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
+        _ = try? runServerTool(
+            "pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -111,8 +124,11 @@ public final class PostgresCluster: @unchecked Sendable {
         script += sql
         return try Self.run(
             binaries.appendingPathComponent("psql").path,
-            ["-X", "-q", "-h", directory.path, "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-A", "-t",
-             "-F", "\t", "-f", "-"],
+            [
+                "-X", "-q", "-h", directory.path, "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-A",
+                "-t",
+                "-F", "\t", "-f", "-",
+            ],
             input: script)
     }
 

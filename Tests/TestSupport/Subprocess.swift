@@ -2,9 +2,9 @@ import CSpawn
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `kill(2)`, under a name the `ChildProcess.kill()` method does not hide.

@@ -9,7 +9,8 @@ public enum UnifiedDiff {
     }
 
     public static func render(
-        expected: String, actual: String, expectedName: String = "expected", actualName: String = "actual", context: Int = 3,
+        expected: String, actual: String, expectedName: String = "expected", actualName: String = "actual",
+        context: Int = 3,
         maximumEdits: Int = 1_000
     ) -> String {
         let old = expected.split(separator: "\n", omittingEmptySubsequences: false)
@@ -108,7 +109,9 @@ public enum UnifiedDiff {
         var prefix = 0
         while prefix < old.count && prefix < new.count && old[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0
-        while suffix < old.count - prefix && suffix < new.count - prefix && old[old.count - 1 - suffix] == new[new.count - 1 - suffix] {
+        while suffix < old.count - prefix && suffix < new.count - prefix
+            && old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
+        {
             suffix += 1
         }
         return Array(repeating: .same, count: prefix) + Array(repeating: .removed, count: old.count - prefix - suffix)

@@ -111,7 +111,7 @@ extension Diagnostic: Comparable {
         switch (lhs.location, rhs.location) {
         case (nil, .some): return true
         case (.some, nil): return false
-        case let (.some(l), .some(r)) where l != r: return l < r
+        case (.some(let l), .some(let r)) where l != r: return l < r
         default: break
         }
         if lhs.id != rhs.id { return lhs.id.rawValue < rhs.id.rawValue }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The bytes of one input file and the means to turn a line (as libxml2 reports it) and a name
@@ -56,7 +56,8 @@ public final class SourceFile: Sendable {
     /// libxml2 reports the line on which a start tag ends, so a tag spread over several lines is
     /// searched backwards from there.
     public func location(line: Int, attribute name: String) -> SourceLocation {
-        locate(line: line, needle: Array(name.utf8), followedBy: Self.equalsSign, precededBy: Self.whitespace, offset: 0)
+        locate(
+            line: line, needle: Array(name.utf8), followedBy: Self.equalsSign, precededBy: Self.whitespace, offset: 0)
     }
 
     /// The location of the start tag `<name` of the element that libxml2 placed on `line`.

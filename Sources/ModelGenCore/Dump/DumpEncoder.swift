@@ -98,15 +98,21 @@ final class DumpEncoder: Encoder {
 
         mutating func encodeNil(forKey key: Key) throws { node.append(key.stringValue, leaf(.null)) }
         mutating func encode(_ value: Bool, forKey key: Key) throws { node.append(key.stringValue, leaf(.bool(value))) }
-        mutating func encode(_ value: String, forKey key: Key) throws { node.append(key.stringValue, leaf(.string(value))) }
-        mutating func encode(_ value: Double, forKey key: Key) throws { node.append(key.stringValue, leaf(.double(value))) }
+        mutating func encode(_ value: String, forKey key: Key) throws {
+            node.append(key.stringValue, leaf(.string(value)))
+        }
+        mutating func encode(_ value: Double, forKey key: Key) throws {
+            node.append(key.stringValue, leaf(.double(value)))
+        }
         mutating func encode(_ value: Float, forKey key: Key) throws {
             node.append(key.stringValue, leaf(.double(Double(value))))
         }
         mutating func encode(_ value: Int, forKey key: Key) throws {
             node.append(key.stringValue, leaf(.integer(Int64(value))))
         }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { node.append(key.stringValue, leaf(.integer(value))) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws {
+            node.append(key.stringValue, leaf(.integer(value)))
+        }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             node.append(key.stringValue, try DumpEncoder.encode(value, codingPath: codingPath + [key]))
         }

@@ -12,12 +12,13 @@ public indirect enum DumpValue: Equatable, Sendable {
     public static func == (lhs: DumpValue, rhs: DumpValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
-        case let (.bool(a), .bool(b)): a == b
-        case let (.integer(a), .integer(b)): a == b
-        case let (.double(a), .double(b)): a == b
-        case let (.string(a), .string(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
         }
     }
@@ -73,7 +74,10 @@ public indirect enum DumpValue: Equatable, Sendable {
         case .double(let value): output += Self.number(value)
         case .string(let value): output += Self.quoted(value)
         case .array(let items):
-            guard !items.isEmpty else { return output += "[]" }
+            guard !items.isEmpty else {
+                output += "[]"
+                return
+            }
             output += "[\n"
             for (index, item) in items.enumerated() {
                 output += indent + "  "
@@ -82,7 +86,10 @@ public indirect enum DumpValue: Equatable, Sendable {
             }
             output += indent + "]"
         case .object(let members):
-            guard !members.isEmpty else { return output += "{}" }
+            guard !members.isEmpty else {
+                output += "{}"
+                return
+            }
             output += "{\n"
             for (index, (key, value)) in members.enumerated() {
                 output += indent + "  " + Self.quoted(key) + ": "

@@ -35,10 +35,12 @@ struct PostgresDialect: SQLDialectRules {
 
     func inexactValues(_ column: String, from: ColumnType, to: ColumnType) -> String {
         switch (TypeConversion.kind(from), TypeConversion.kind(to)) {
-        case (.real?, .integer?), (.decimal?, .integer?): return "(\(column) <> trunc(\(column)) OR \(TypeConversion.outside(column, to)))"
+        case (.real?, .integer?), (.decimal?, .integer?):
+            return "(\(column) <> trunc(\(column)) OR \(TypeConversion.outside(column, to)))"
         case (.text?, .integer?):
             let range = ColumnType.integerRange(to)
-            return "(\(column) !~ '^\\s*-?[0-9]+\\s*$' OR \(column)::numeric < \(range.lowerBound) OR \(column)::numeric > \(range.upperBound))"
+            return
+                "(\(column) !~ '^\\s*-?[0-9]+\\s*$' OR \(column)::numeric < \(range.lowerBound) OR \(column)::numeric > \(range.upperBound))"
         case (.text?, _): return "\(column) !~ '^\\s*-?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$'"
         case (.integer?, .boolean?): return "\(column) NOT IN (0, 1)"
         default: return TypeConversion.outside(column, to)  // a narrower integer

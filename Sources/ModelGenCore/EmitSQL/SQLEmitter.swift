@@ -1,4 +1,5 @@
 import Mustache
+
 /// EmitSQL: `RelationalSchema` → the DDL text that creates it, for SQLite or PostgreSQL.
 ///
 /// Deterministic: the same schema gives the same bytes. Every identifier is double-quoted, so
@@ -65,7 +66,9 @@ public struct SQLEmitter: Sendable {
     }
 
     /// `CREATE TABLE …;` and a newline: one line per column, then the table's constraints.
-    private func appendCreateTable(_ table: Table, created: Set<String>, deferred: inout [(String, ForeignKey)], to output: inout TextBuffer) {
+    private func appendCreateTable(
+        _ table: Table, created: Set<String>, deferred: inout [(String, ForeignKey)], to output: inout TextBuffer
+    ) {
         output.append("CREATE TABLE ")
         output.append(identifier: table.name)
         output.append(" (\n")
@@ -86,7 +89,9 @@ public struct SQLEmitter: Sendable {
             }
             output.append(string: dialect.typeName(table.columns[position].type))
             if table.columns[position].name == singleKey { output.append(" PRIMARY KEY") }
-            appendColumnTail(isNullable: table.columns[position].isNullable, defaultValue: table.columns[position].defaultValue, to: &output)
+            appendColumnTail(
+                isNullable: table.columns[position].isNullable, defaultValue: table.columns[position].defaultValue,
+                to: &output)
         }
         if table.primaryKey.count > 1 {
             startLine()
@@ -105,7 +110,9 @@ public struct SQLEmitter: Sendable {
         for key in table.foreignKeys {
             // Where the engine needs the referenced table to exist (PostgreSQL), keys into later
             // tables (cycles) are added once every table is there. SQLite resolves them lazily.
-            if !dialect.rules.resolvesForwardReferences, key.referencedTable != table.name, !created.contains(key.referencedTable) {
+            if !dialect.rules.resolvesForwardReferences, key.referencedTable != table.name,
+                !created.contains(key.referencedTable)
+            {
                 deferred.append((table.name, key))
                 continue
             }
@@ -232,7 +239,9 @@ public struct SQLEmitter: Sendable {
 
     /// `metadataRows`, appended to `output` (the snapshot is megabytes for a large model: it is
     /// copied once, its quotes found with `memchr`).
-    private func appendMetadataRows(_ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value, to output: inout TextBuffer) {
+    private func appendMetadataRows(
+        _ schema: RelationalSchema, _ snapshot: SchemaSnapshot.Value, to output: inout TextBuffer
+    ) {
         // `nil`: the snapshot's bytes.
         let rows: [(String, String?)] = [
             ("generator", "modelgen \(ModelGenVersion.current)"),

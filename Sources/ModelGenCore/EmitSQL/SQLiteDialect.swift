@@ -28,7 +28,8 @@ struct SQLiteDialect: SQLDialectRules {
 
     func inexactValues(_ column: String, from: ColumnType, to: ColumnType) -> String {
         switch (TypeConversion.kind(from), TypeConversion.kind(to)) {
-        case (.real?, .integer?), (.decimal?, .integer?): "(\(column) != CAST(\(column) AS INTEGER) OR \(TypeConversion.outside(column, to)))"
+        case (.real?, .integer?), (.decimal?, .integer?):
+            "(\(column) != CAST(\(column) AS INTEGER) OR \(TypeConversion.outside(column, to)))"
         case (.text?, .integer?): "CAST(CAST(\(column) AS INTEGER) AS TEXT) != trim(\(column))"
         case (.text?, _):
             "CAST(CAST(\(column) AS REAL) AS TEXT) != trim(\(column)) AND CAST(CAST(\(column) AS INTEGER) AS TEXT) != trim(\(column))"

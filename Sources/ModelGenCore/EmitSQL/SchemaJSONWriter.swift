@@ -1,4 +1,5 @@
 import Mustache
+
 /// Writes a `RelationalSchema` as compact JSON directly, byte for byte what encoding it through
 /// `DumpEncoder` and `DumpValue.compactJSON` gives (keys in declaration order, absent optionals
 /// left out), without building an intermediate tree: the snapshot of a large model is megabytes.

@@ -1,4 +1,5 @@
 import Mustache
+
 /// What the runtime reads about one entity — the values of the generated `EntityDescription` —
 /// as plain data. The Swift generator prints it into each class; a tool that drives the runtime
 /// without generated code (the migration tests seed stores of any model through the runtime)

@@ -15,12 +15,17 @@ extension SwiftContextBuilder {
         let planned = relationships[index] ?? []
         var context = MustacheTreeBuilder()
         // About what the built-in templates' context of an entity holds per attribute and relationship.
-        context.reserveCapacity(bytes: 1_024 + all.count * 400 + planned.count * 900, values: 64 + all.count * 15 + planned.count * 19)
+        context.reserveCapacity(
+            bytes: 1_024 + all.count * 400 + planned.count * 900, values: 64 + all.count * 15 + planned.count * 19)
         let inheritedCount = min(entity.parent.map { storedAttributes[$0]?.count ?? 0 } ?? 0, all.count)
         // By index: enumerating would copy each attribute's record out.
-        let attributeContexts = all.indices.map { attributeContext(all[$0], slot: $0, className: className, into: &context) }
+        let attributeContexts = all.indices.map {
+            attributeContext(all[$0], slot: $0, className: className, into: &context)
+        }
         let inheritedRelationships = min(entity.parent.map { relationships[$0]?.count ?? 0 } ?? 0, planned.count)
-        let relationshipContexts = planned.enumerated().map { relationshipContext($1, index: $0, entity: index, into: &context) }
+        let relationshipContexts = planned.enumerated().map {
+            relationshipContext($1, index: $0, entity: index, into: &context)
+        }
         let isCategory = entity.codeGeneration == .category
         let hasSubentities = entity.subentities.contains { classNames[$0] != nil }
         let superclass = entity.parent.flatMap { classNames[$0] } ?? "ManagedObject"
@@ -61,7 +66,8 @@ extension SwiftContextBuilder {
         context.member(Key.categoryBelow, categoryBelow)
         // Observation: classes of lineages without a `category` entity (whose class is the
         // program's); the root declares the registrar and the conformance.
-        let observes = options.observable && lineage(index).allSatisfy { model.entities[$0].codeGeneration != .category }
+        let observes =
+            options.observable && lineage(index).allSatisfy { model.entities[$0].codeGeneration != .category }
         context.member(Key.observes, observes)
         context.member(Key.declaresObservation, observes && isRoot)
         if isCategory { categoryMembers(index, below: below, into: &context) }
@@ -71,13 +77,17 @@ extension SwiftContextBuilder {
         context.member(Key.entityID, mapping.entityID)
         // Lists of numbers and names are written straight into the tree (no arrays of strings).
         let fetchedIDs = fetchedEntityIDs(index)
-        context.member(Key.fetchedEntityIDs, context.string { Self.appendList(fetchedIDs, to: &$0) { $1.append(integer: Int64($0)) } })
+        context.member(
+            Key.fetchedEntityIDs,
+            context.string { Self.appendList(fetchedIDs, to: &$0) { $1.append(integer: Int64($0)) } })
         context.member(Key.table, SwiftNames.literal(mapping.table))
         context.member(Key.columns, context.string { text in appendDataColumnLiterals(index, to: &text) })
         context.member(
             Key.uniquenessConstraints,
             context.string { text in
-                Self.appendList(uniquenessSets, to: &text) { slots, text in Self.appendList(slots, to: &text) { $1.append(integer: Int64($0)) } }
+                Self.appendList(uniquenessSets, to: &text) { slots, text in
+                    Self.appendList(slots, to: &text) { $1.append(integer: Int64($0)) }
+                }
             })
         context.member(Key.attributes, context.list(attributeContexts))
         let transientDefaults = transientDefaultsLiteral(index)
@@ -114,9 +124,11 @@ extension SwiftContextBuilder {
         let entity = model.entities[index]
         let mapping = entityMappings[index]!
         return RuntimeEntityMetadata(
-            name: entity.name, parent: entity.parent.map { model.entities[$0].name }, isAbstract: entity.isAbstract, table: mapping.table,
+            name: entity.name, parent: entity.parent.map { model.entities[$0].name }, isAbstract: entity.isAbstract,
+            table: mapping.table,
             entityID: Int64(mapping.entityID), fetchedEntityIDs: fetchedEntityIDs(index).map(Int64.init),
-            attributes: (storedAttributes[index] ?? []).map(attributeMetadata), relationships: (relationships[index] ?? []).map(relationshipMetadata),
+            attributes: (storedAttributes[index] ?? []).map(attributeMetadata),
+            relationships: (relationships[index] ?? []).map(relationshipMetadata),
             columns: dataColumns(index), uniquenessConstraints: uniquenessSlots(index))
     }
 
@@ -175,11 +187,16 @@ extension SwiftContextBuilder {
         }
         let conformsHere = root == index
         let prefix = conformsHere ? "modelGen" : "modelGen" + classNames[index]!
-        let below = conformsHere ? descendants.filter { model.entities[$0].codeGeneration == .category && classNames[$0] != nil }.sorted() : []
+        let below =
+            conformsHere
+            ? descendants.filter { model.entities[$0].codeGeneration == .category && classNames[$0] != nil }.sorted()
+            : []
         context.member(Key.conformsHere, conformsHere)
         context.member(Key.conformanceRoot, classNames[root]!)
         context.member(Key.metadataPrefix, prefix)
-        context.member(Key.entityMember, conformsHere ? (below.isEmpty ? "modelGenEntity" : "modelGenOwnEntity") : prefix + "Entity")
+        context.member(
+            Key.entityMember,
+            conformsHere ? (below.isEmpty ? "modelGenEntity" : "modelGenOwnEntity") : prefix + "Entity")
         context.member(Key.hasCategoryDescendants, !below.isEmpty)
         let list = context.beginList()
         for descendant in below {
@@ -206,13 +223,16 @@ extension SwiftContextBuilder {
     /// Whether, and by what, the root entity `index`'s class is `Identifiable`.
     func identity(ofHierarchy index: Int) -> Identity {
         func hasID(_ entity: Entity) -> Bool {
-            entity.attributes.contains { Self.propertyName($0.name) == "id" } || entity.relationships.contains { Self.propertyName($0.name) == "id" }
+            entity.attributes.contains { Self.propertyName($0.name) == "id" }
+                || entity.relationships.contains { Self.propertyName($0.name) == "id" }
                 || entity.fetchedProperties.contains { Self.propertyName($0.name) == "id" }
         }
         let root = model.entities[index]
         if hasID(root) {
             let stored =
-                root.attributes.contains { Self.propertyName($0.name) == "id" && !$0.isTransient && $0.type != .composite }
+                root.attributes.contains {
+                    Self.propertyName($0.name) == "id" && !$0.isTransient && $0.type != .composite
+                }
                 || root.relationships.contains { Self.propertyName($0.name) == "id" }
             return stored ? .property : .none
         }
@@ -236,7 +256,9 @@ extension SwiftContextBuilder {
         var sets: [[Int]] = []
         for declaring in lineage(index) {
             for constraint in model.entities[declaring].uniquenessConstraints {
-                let slots = constraint.properties.compactMap { name in attributes.firstIndex { !$0.isMember && $0.name == name } }
+                let slots = constraint.properties.compactMap { name in
+                    attributes.firstIndex { !$0.isMember && $0.name == name }
+                }
                 if slots.count == constraint.properties.count, !slots.isEmpty { sets.append(slots) }
             }
         }
@@ -245,7 +267,9 @@ extension SwiftContextBuilder {
 
     /// The composite attributes declared on entity `index`: a struct-typed property over the
     /// members' slots.
-    private func compositeContexts(_ index: Int, inheritedCount: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+    private func compositeContexts(_ index: Int, inheritedCount: Int, into context: inout MustacheTreeBuilder)
+        -> MustacheTree.Ref
+    {
         let all = storedAttributes[index] ?? []
         var order: [String] = []
         var members: [String: [(Int, StoredAttribute)]] = [:]
@@ -268,7 +292,10 @@ extension SwiftContextBuilder {
             let object = context.beginObject()
             context.member(Key.name, Self.propertyName(name))
             context.member(Key.typeName, SwiftNames.sanitized(parts[0].1.compositeName ?? name))
-            context.member(Key.arguments, parts.map { "\(SwiftNames.identifier($1.memberName!)): _\(SwiftNames.sanitized($1.key))" }.joined(separator: ", "))
+            context.member(
+                Key.arguments,
+                parts.map { "\(SwiftNames.identifier($1.memberName!)): _\(SwiftNames.sanitized($1.key))" }.joined(
+                    separator: ", "))
             context.member(Key.members, memberContexts)
             context.item(context.endObject(object))
         }
@@ -334,7 +361,9 @@ extension SwiftContextBuilder {
         }
     }
 
-    private func initializerAssignments(_ all: [StoredAttribute], into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+    private func initializerAssignments(_ all: [StoredAttribute], into context: inout MustacheTreeBuilder)
+        -> MustacheTree.Ref
+    {
         let list = context.beginList()
         for slot in all.indices where Self.isInitialized(all[slot]) {
             let object = context.beginObject()
@@ -345,9 +374,13 @@ extension SwiftContextBuilder {
     }
 
     /// The context of the model file: metadata, the DDL, composite types.
-    func modelContext(sqliteDDL: [UInt8], postgresDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = []) -> MustacheTree {
+    func modelContext(sqliteDDL: [UInt8], postgresDDL: [UInt8], schemaHash: String, migrations: [StoreMigration] = [])
+        -> MustacheTree
+    {
         func list(_ statements: [String]?) -> String {
-            statements.map { "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]" } ?? "nil"
+            statements.map {
+                "[\n" + $0.map { "                " + SwiftNames.literal($0) + ",\n" }.joined() + "            ]"
+            } ?? "nil"
         }
         var context = MustacheTreeBuilder()
         let migrationList = context.beginList()
@@ -357,7 +390,9 @@ extension SwiftContextBuilder {
             context.member(Key.versionLiteral, SwiftNames.literal(migration.version))
             context.member(Key.statementsLiteral, list(migration.statements))
             context.member(Key.postgresStatementsLiteral, list(migration.postgresStatements))
-            context.member(Key.blockingStepsLiteral, "[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]")
+            context.member(
+                Key.blockingStepsLiteral,
+                "[" + migration.blockingSteps.map(SwiftNames.literal).joined(separator: ", ") + "]")
             context.member(Key.hasLossyStatements, migration.lossyStatements != nil)
             context.member(Key.lossyStatementsLiteral, list(migration.lossyStatements))
             context.member(Key.postgresLossyStatementsLiteral, list(migration.postgresLossyStatements))
@@ -382,7 +417,8 @@ extension SwiftContextBuilder {
         context.member(Key.modelNameLiteral, SwiftNames.literal(model.modelName ?? model.versionName ?? ""))
         context.member(Key.schemaHashLiteral, SwiftNames.literal(schemaHash))
         context.member(Key.ddlLiteral, context.string { SwiftNames.appendRawMultilineLiteral(sqliteDDL, to: &$0) })
-        context.member(Key.postgresDDLLiteral, context.string { SwiftNames.appendRawMultilineLiteral(postgresDDL, to: &$0) })
+        context.member(
+            Key.postgresDDLLiteral, context.string { SwiftNames.appendRawMultilineLiteral(postgresDDL, to: &$0) })
         context.member(Key.entities, entityContexts)
         context.member(Key.compositeTypes, compositeTypes)
         return context.finish(root: context.endObject(mark))

@@ -39,7 +39,9 @@ extension SwiftContextBuilder {
     }
 
     /// The typed static functions of the fetch request templates that fetch entity `index`.
-    func fetchRequestContexts(_ index: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+    func fetchRequestContexts(_ index: Int, className: String, into context: inout MustacheTreeBuilder)
+        -> MustacheTree.Ref
+    {
         var names: Set<String> = []
         let list = context.beginList()
         for request in model.fetchRequests where request.entity == index {
@@ -69,7 +71,9 @@ extension SwiftContextBuilder {
     func fetchedPropertyContexts(_ index: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let list = context.beginList()
         for property in model.entities[index].fetchedProperties {
-            guard let destination = property.request.entity, let destinationClass = classNames[destination] else { continue }
+            guard let destination = property.request.entity, let destinationClass = classNames[destination] else {
+                continue
+            }
             // `$FETCH_SOURCE` is this object; any other variable is a parameter.
             let own = property.request.variables.filter { $0 != "FETCH_SOURCE" && $0 != "FETCHED_PROPERTY" }
             let types = property.request.predicate.map { variableTypes($0.node, entity: destination) } ?? [:]
@@ -77,10 +81,15 @@ extension SwiftContextBuilder {
             context.member(Key.name, Self.propertyName(property.name))
             context.member(Key.destinationClass, destinationClass)
             context.member(Key.format, SwiftNames.literal(property.request.predicateString ?? "TRUEPREDICATE"))
-            context.member(Key.parameters, own.map { "\(SwiftNames.identifier($0)): \(types[$0] ?? "Any?")" }.joined(separator: ", "))
+            context.member(
+                Key.parameters,
+                own.map { "\(SwiftNames.identifier($0)): \(types[$0] ?? "Any?")" }.joined(separator: ", "))
             context.member(
                 Key.variables,
-                "[" + (["\"FETCH_SOURCE\": self"] + own.map { "\(SwiftNames.literal($0)): \(SwiftNames.identifier($0))" }).joined(separator: ", ") + "]")
+                "["
+                    + (["\"FETCH_SOURCE\": self"]
+                    + own.map { "\(SwiftNames.literal($0)): \(SwiftNames.identifier($0))" }).joined(separator: ", ")
+                    + "]")
             context.item(context.endObject(object))
         }
         return context.endList(list)
@@ -135,7 +144,9 @@ extension SwiftContextBuilder {
     /// destination's class; `nil` for unknown keys, and through to-many relationships unless
     /// `throughToMany` (a quantified comparison: the type of each element's value). `member`: the
     /// path ends in a to-many whose destination's class is the type (`$TAG IN tags`).
-    private func keyPathType(_ components: [String], from entity: Int, throughToMany: Bool = false, member: Bool = false) -> String? {
+    private func keyPathType(
+        _ components: [String], from entity: Int, throughToMany: Bool = false, member: Bool = false
+    ) -> String? {
         var current = entity
         for (position, component) in components.enumerated() {
             let isLast = position == components.count - 1

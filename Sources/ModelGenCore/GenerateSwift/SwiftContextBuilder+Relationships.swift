@@ -25,8 +25,12 @@ extension SwiftContextBuilder {
                 if relationship.isInverseMutual, let ref = relationship.inverse, classNames[ref.entity] != nil {
                     inverse = (ref.entity, model.entities[ref.entity].relationships[ref.index].name)
                 }
-                let inverseRelationship = inverse.flatMap { entity, name in model.entities[entity].relationships.first { $0.name == name } }
-                guard let storage = storage(owner: declaring, relationship, destination: destination, inverse: inverse, inverseRelationship)
+                let inverseRelationship = inverse.flatMap { entity, name in
+                    model.entities[entity].relationships.first { $0.name == name }
+                }
+                guard
+                    let storage = storage(
+                        owner: declaring, relationship, destination: destination, inverse: inverse, inverseRelationship)
                 else { continue }
                 result.append(
                     PlannedRelationship(
@@ -38,19 +42,24 @@ extension SwiftContextBuilder {
     }
 
     private func storage(
-        owner: Int, _ relationship: Relationship, destination: Int, inverse: (Int, String)?, _ inverseRelationship: Relationship?
+        owner: Int, _ relationship: Relationship, destination: Int, inverse: (Int, String)?,
+        _ inverseRelationship: Relationship?
     ) -> RuntimeEntityMetadata.Storage? {
         // Sources are compared in place: `Entity.relationship` is made only for the join tables.
         let ownerName = model.entities[owner].name
         if let table = entityTables[owner],
-            let column = Self.columnName(in: schema.tables[table].columns, role: .relationship, owner: ownerName, relationship.name)
+            let column = Self.columnName(
+                in: schema.tables[table].columns, role: .relationship, owner: ownerName, relationship.name)
         {
             return .foreignKey(column: column)
         }
         if let inverse, let inverseRelationship, !inverseRelationship.isToMany, let target = entityTables[destination],
-            let column = Self.columnName(in: schema.tables[target].columns, role: .relationship, owner: model.entities[inverse.0].name, inverse.1)
+            let column = Self.columnName(
+                in: schema.tables[target].columns, role: .relationship, owner: model.entities[inverse.0].name, inverse.1
+            )
         {
-            let position = Self.columnName(in: schema.tables[target].columns, role: .position, owner: ownerName, relationship.name)
+            let position = Self.columnName(
+                in: schema.tables[target].columns, role: .position, owner: ownerName, relationship.name)
             return .inverseForeignKey(column: column, position: position)
         }
         let source = String.concatenating(ownerName, ".", relationship.name)
@@ -60,16 +69,21 @@ extension SwiftContextBuilder {
             guard links.count == 2 else { continue }
             // The owner's column is named after the entity declaring the owning relationship.
             let declaringName = links[0].source.map { String($0.prefix { $0 != "." }) } ?? ""
-            if links[1].name == SQLNaming.fitted(SQLNaming.snakeCase(declaringName) + "_pk") && links[0].name != links[1].name {
+            if links[1].name == SQLNaming.fitted(SQLNaming.snakeCase(declaringName) + "_pk")
+                && links[0].name != links[1].name
+            {
                 links.swapAt(0, 1)
             }
             if links[0].source == source {
                 let position = join.columns.first { $0.role == .position && $0.source == source }
-                return .joinTable(table: join.name, source: links[0].name, destination: links[1].name, position: position?.name)
+                return .joinTable(
+                    table: join.name, source: links[0].name, destination: links[1].name, position: position?.name)
             }
             if let inverseSource, links[0].source == inverseSource {
                 let position = join.columns.first { $0.role == .position && $0.source != inverseSource }
-                return .joinTable(table: join.name, source: links[1].name, destination: links[0].name, position: relationship.isOrdered ? position?.name : nil)
+                return .joinTable(
+                    table: join.name, source: links[1].name, destination: links[0].name,
+                    position: relationship.isOrdered ? position?.name : nil)
             }
         }
         return nil
@@ -77,15 +91,21 @@ extension SwiftContextBuilder {
 
     /// The name of the first of `columns` with `role` and the source `owner.property`, compared in place (a search
     /// with `first(where:)` copied every column it passed: a tenth of planning a large model).
-    private static func columnName(in columns: [Column], role: Column.Role, owner: String, _ property: String) -> String? {
+    private static func columnName(in columns: [Column], role: Column.Role, owner: String, _ property: String)
+        -> String?
+    {
         for index in columns.indices where columns[index].role == role {
-            if let source = columns[index].source, Self.source(source, is: owner, property, nil) { return columns[index].name }
+            if let source = columns[index].source, Self.source(source, is: owner, property, nil) {
+                return columns[index].name
+            }
         }
         return nil
     }
 
     /// The context of relationship number `index` of entity `entity`.
-    func relationshipContext(_ planned: PlannedRelationship, index: Int, entity: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+    func relationshipContext(
+        _ planned: PlannedRelationship, index: Int, entity: Int, into context: inout MustacheTreeBuilder
+    ) -> MustacheTree.Ref {
         let relationship = planned.relationship
         let destinationClass = classNames[planned.destination] ?? "ManagedObject"
         let type: String
@@ -115,7 +135,9 @@ extension SwiftContextBuilder {
         context.member(Key.sortDescriptors, sort.code)
         context.member(Key.sortDescription, sort.description)
         context.member(Key.rawName, relationship.name)
-        context.member(Key.description, context.string { metadata.appendSwiftExpression(destinationClass: destinationClass, to: &$0) })
+        context.member(
+            Key.description,
+            context.string { metadata.appendSwiftExpression(destinationClass: destinationClass, to: &$0) })
         context.member(Key.className, classNames[entity] ?? "")
         return context.endObject(mark)
     }
@@ -124,12 +146,16 @@ extension SwiftContextBuilder {
     func relationshipMetadata(_ planned: PlannedRelationship) -> RuntimeEntityMetadata.Relationship {
         let relationship = planned.relationship
         let inverseIndex = planned.inverse.flatMap { inverse in
-            relationships[planned.destination]?.firstIndex { $0.relationship.name == inverse.name && $0.declaringEntity == inverse.entity }
+            relationships[planned.destination]?.firstIndex {
+                $0.relationship.name == inverse.name && $0.declaringEntity == inverse.entity
+            }
         }
         let destination = model.entities[planned.destination].name
         return RuntimeEntityMetadata.Relationship(
-            name: relationship.name, destination: destination, destinationEntityID: Int64(entityMappings[planned.destination]?.entityID ?? 0),
-            inverse: inverseIndex, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered, isOptional: relationship.isOptional,
+            name: relationship.name, destination: destination,
+            destinationEntityID: Int64(entityMappings[planned.destination]?.entityID ?? 0),
+            inverse: inverseIndex, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+            isOptional: relationship.isOptional,
             minCount: relationship.isToMany && relationship.minCount > 0 ? relationship.minCount : nil,
             maxCount: relationship.isToMany && relationship.maxCount > 0 ? relationship.maxCount : nil,
             deletionRule: relationship.deletionRule, storage: planned.storage)
@@ -140,7 +166,9 @@ extension SwiftContextBuilder {
     /// is not a comparable stored attribute of the destination is left out.
     private func sortDescriptors(_ planned: PlannedRelationship) -> (code: String, description: String) {
         // The destination's user info read in place (a copy of the entity retains all its arrays).
-        let spec = planned.relationship.userInfo["modelgen.sortKey"] ?? model.entities[planned.destination].userInfo["modelgen.defaultSortKey"] ?? ""
+        let spec =
+            planned.relationship.userInfo["modelgen.sortKey"] ?? model.entities[planned.destination].userInfo[
+                "modelgen.defaultSortKey"] ?? ""
         guard !spec.isEmpty else { return ("[]", "insertion order") }
         let className = classNames[planned.destination] ?? ""
         let attributes = storedAttributes[planned.destination] ?? []
@@ -149,7 +177,9 @@ extension SwiftContextBuilder {
         for sortKey in SortKey.parse(spec) {
             let (key, ascending) = (sortKey.key, sortKey.ascending)
             guard attributes.contains(where: { !$0.isMember && $0.name == key && $0.isComparable }) else { continue }
-            descriptors.append("ObjectSortDescriptor(\\\(className).\(Self.propertyName(key))\(ascending ? "" : ", ascending: false"))")
+            descriptors.append(
+                "ObjectSortDescriptor(\\\(className).\(Self.propertyName(key))\(ascending ? "" : ", ascending: false"))"
+            )
             described.append("`\(key)`" + (ascending ? "" : " descending"))
         }
         let description = described.isEmpty ? "insertion order" : described.joined(separator: ", then ")

@@ -1,10 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 import Mustache
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 private typealias Key = ContextKey
 
@@ -74,7 +74,8 @@ struct SwiftContextBuilder {
         var isSwiftOptional: Bool
 
         init(
-            declaringEntity: Int, attribute: Attribute, member: Attribute?, valueType: SwiftValueType, swiftType: String, column: String,
+            declaringEntity: Int, attribute: Attribute, member: Attribute?, valueType: SwiftValueType,
+            swiftType: String, column: String,
             columnOffset: Int
         ) {
             let stored = member ?? attribute
@@ -95,7 +96,8 @@ struct SwiftContextBuilder {
             let typed = member == nil ? SwiftTypedValue(attribute) : nil
             self.typed = typed
             self.swiftType = typed?.typeName ?? swiftType
-            isSwiftOptional = stored.isOptional || (typed.map { $0.kind != .rawValue || stored.defaultValue == nil } ?? false)
+            isSwiftOptional =
+                stored.isOptional || (typed.map { $0.kind != .rawValue || stored.defaultValue == nil } ?? false)
         }
 
         /// The key dynamic access uses (`name`, or `location.latitude` for a composite member).
@@ -113,7 +115,8 @@ struct SwiftContextBuilder {
         storedAttributes = Array(repeating: nil, count: model.entities.count)
         relationships = Array(repeating: nil, count: model.entities.count)
         let mappings = Dictionary(schema.entities.map { ($0.entity, $0) }, uniquingKeysWith: { first, _ in first })
-        let tableIndices = Dictionary(schema.tables.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let tableIndices = Dictionary(
+            schema.tables.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         entityMappings = model.entities.map { mappings[$0.name] }
         entityTables = entityMappings.map { $0.flatMap { tableIndices[$0.table] } }
         var joins: [String: Table] = [:]
@@ -133,7 +136,9 @@ struct SwiftContextBuilder {
         var modelType = SwiftNames.sanitized(model.modelName ?? model.versionName ?? "Generated") + "Model"
         while takenNames.contains(modelType) { modelType += "_" }
         modelTypeName = modelType
-        valueTypesAreUnshadowed = !AttributeType.allCases.contains { type in SwiftValueType(type).map { takenNames.contains($0.swiftName) } ?? false }
+        valueTypesAreUnshadowed = !AttributeType.allCases.contains { type in
+            SwiftValueType(type).map { takenNames.contains($0.swiftName) } ?? false
+        }
         // Each entity is planned on its own (from the model, the schema and the class names), so
         // runs of entities are planned on all cores.
         let included = model.entities.indices.filter { entityMappings[$0] != nil }
@@ -237,7 +242,9 @@ struct SwiftContextBuilder {
         var bySource: [String: Int]?
         func findColumn(_ owner: String, _ attribute: String, _ member: String?) -> (String, Int)? {
             var found: Int?
-            if next < candidates.count, Self.source(columns[candidates[next].column].source!, is: owner, attribute, member) {
+            if next < candidates.count,
+                Self.source(columns[candidates[next].column].source!, is: owner, attribute, member)
+            {
                 found = next
             } else if candidates.count <= 64 {
                 // A short table is searched (an attribute may have no column of its own).
@@ -246,10 +253,15 @@ struct SwiftContextBuilder {
                 if bySource == nil {
                     var sources: [String: Int] = [:]
                     // The last column of a source wins, as when they were collected by source.
-                    for (candidate, place) in candidates.enumerated() { sources[columns[place.column].source!] = candidate }
+                    for (candidate, place) in candidates.enumerated() {
+                        sources[columns[place.column].source!] = candidate
+                    }
                     bySource = sources
                 }
-                found = bySource![member.map { String.concatenating(owner, ".", attribute, ".", $0) } ?? String.concatenating(owner, ".", attribute)]
+                found =
+                    bySource![
+                        member.map { String.concatenating(owner, ".", attribute, ".", $0) }
+                            ?? String.concatenating(owner, ".", attribute)]
             }
             guard let found else { return nil }
             next = found + 1
@@ -260,12 +272,16 @@ struct SwiftContextBuilder {
         for declaring in lineage(index) {
             let owner = model.entities[declaring].name
             // By index: a loop over the array would copy each (large) attribute out.
-            for position in model.entities[declaring].attributes.indices where !model.entities[declaring].attributes[position].isTransient {
+            for position in model.entities[declaring].attributes.indices
+            where !model.entities[declaring].attributes[position].isTransient {
                 let attribute = model.entities[declaring].attributes[position]
                 if attribute.type == .composite {
-                    guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { continue }
+                    guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else {
+                        continue
+                    }
                     for member in composite.attributes where !member.isTransient {
-                        guard let valueType = SwiftValueType(member.type), let (column, offset) = findColumn(owner, attribute.name, member.name)
+                        guard let valueType = SwiftValueType(member.type),
+                            let (column, offset) = findColumn(owner, attribute.name, member.name)
                         else { continue }
                         result.append(
                             StoredAttribute(
@@ -274,7 +290,9 @@ struct SwiftContextBuilder {
                     }
                     continue
                 }
-                guard let valueType = SwiftValueType(attribute.type), let (column, offset) = findColumn(owner, attribute.name, nil) else { continue }
+                guard let valueType = SwiftValueType(attribute.type),
+                    let (column, offset) = findColumn(owner, attribute.name, nil)
+                else { continue }
                 result.append(
                     StoredAttribute(
                         declaringEntity: declaring, attribute: attribute, member: nil, valueType: valueType,
@@ -296,16 +314,21 @@ struct SwiftContextBuilder {
             let base = source.baseAddress!
             func matches(_ part: String, at offset: Int) -> Bool {
                 var part = part
-                return part.withUTF8 { part in part.isEmpty || memcmp(base + offset, part.baseAddress!, part.count) == 0 }
+                return part.withUTF8 { part in part.isEmpty || memcmp(base + offset, part.baseAddress!, part.count) == 0
+                }
             }
-            guard matches(owner, at: 0), base[ownerLength] == UInt8(ascii: "."), matches(attribute, at: ownerLength + 1) else { return false }
+            guard matches(owner, at: 0), base[ownerLength] == UInt8(ascii: "."), matches(attribute, at: ownerLength + 1)
+            else { return false }
             guard let member else { return true }
-            return base[ownerLength + 1 + attributeLength] == UInt8(ascii: ".") && matches(member, at: ownerLength + 2 + attributeLength)
+            return base[ownerLength + 1 + attributeLength] == UInt8(ascii: ".")
+                && matches(member, at: ownerLength + 2 + attributeLength)
         }
     }
 
     /// The context of one stored attribute (slot `slot`).
-    func attributeContext(_ stored: StoredAttribute, slot: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
+    func attributeContext(
+        _ stored: StoredAttribute, slot: Int, className: String, into context: inout MustacheTreeBuilder
+    ) -> MustacheTree.Ref {
         let initial: String
         if let typed = stored.typed {
             // A raw value's default, which the program's type must have.
@@ -328,18 +351,26 @@ struct SwiftContextBuilder {
         context.member(Key.wrappedType, stored.swiftType)
         context.member(Key.isOptional, stored.isSwiftOptional)
         let converted = stored.typed == nil ? "" : "Converted"
-        context.member(Key.checker, stored.isSwiftOptional ? "checkedOptional\(converted)Value" : "checked\(converted)Value")
+        context.member(
+            Key.checker, stored.isSwiftOptional ? "checkedOptional\(converted)Value" : "checked\(converted)Value")
         context.member(Key.isPlainValue, stored.typed == nil)
         context.member(Key.isRawValue, stored.typed?.kind == .rawValue)
         if let coding = stored.typed?.codingExpression {
             context.member(Key.isCoded, true)
             context.member(Key.coding, coding)
         }
-        if let typed = stored.typed { context.member(Key.requirement, typed.requirement(rawType: stored.valueType.swiftName)) }
+        if let typed = stored.typed {
+            context.member(Key.requirement, typed.requirement(rawType: stored.valueType.swiftName))
+        }
         context.member(Key.initialValue, initial)
         context.member(Key.hasDefault, stored.defaultValue != nil)
         context.member(Key.slot, slot)
-        context.member(Key.maskBit, context.string { $0.append("1 << "); $0.append(integer: Int64(min(slot, 63))) })
+        context.member(
+            Key.maskBit,
+            context.string {
+                $0.append("1 << ")
+                $0.append(integer: Int64(min(slot, 63)))
+            })
         context.member(Key.columnOffset, stored.columnOffset)
         context.member(Key.description, context.string { attributeMetadata(stored).appendSwiftExpression(to: &$0) })
         context.member(Key.className, className)
@@ -348,11 +379,14 @@ struct SwiftContextBuilder {
 
     /// What the runtime reads about a stored attribute.
     func attributeMetadata(_ stored: StoredAttribute) -> RuntimeEntityMetadata.Attribute {
-        let number = { (value: AttributeValue?) in value?.numericValue.flatMap { SwiftValueType.doubleLiteral($0) == nil ? nil : $0 } }
+        let number = { (value: AttributeValue?) in
+            value?.numericValue.flatMap { SwiftValueType.doubleLiteral($0) == nil ? nil : $0 }
+        }
         let pattern = stored.regularExpression.flatMap { !$0.isEmpty && stored.type == .string ? $0 : nil }
         return RuntimeEntityMetadata.Attribute(
             key: stored.key, column: stored.column, type: stored.valueType.runtimeCase, isOptional: stored.isOptional,
-            hasDefault: stored.defaultValue != nil, minimum: number(stored.minimum), maximum: number(stored.maximum), pattern: pattern,
+            hasDefault: stored.defaultValue != nil, minimum: number(stored.minimum), maximum: number(stored.maximum),
+            pattern: pattern,
             conversion: stored.typed?.conversionExpression)
     }
 }

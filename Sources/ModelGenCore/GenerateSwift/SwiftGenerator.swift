@@ -41,7 +41,9 @@ public struct GenerationOutput: Sendable {
 /// file of the same name (`entity.mustache`, …) in `templatesDirectory`.
 public struct SwiftGenerator: Sendable {
     /// The template names; `entity` and `model` are rendered, the others are partials.
-    public static let templateNames = ["entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model"]
+    public static let templateNames = [
+        "entity", "storage", "description", "properties", "overrides", "initializer", "helpers", "model",
+    ]
 
     public var options: SwiftGenerationOptions
     /// Template sources by name (built-in ones, with overrides applied).
@@ -76,7 +78,9 @@ public struct SwiftGenerator: Sendable {
     }
 
     /// The same contexts as the trees templates render against.
-    public func contextTrees(model: ObjectModel, schema: RelationalSchema) -> (model: MustacheTree, entities: [MustacheTree]) {
+    public func contextTrees(model: ObjectModel, schema: RelationalSchema) -> (
+        model: MustacheTree, entities: [MustacheTree]
+    ) {
         let builder = SwiftContextBuilder(model: model, schema: schema, options: options)
         let snapshot = SchemaSnapshot.make(schema)
         let ddl = SQLEmitter(dialect: .sqlite).emitBytes(schema, snapshot: snapshot)
@@ -95,8 +99,11 @@ public struct SwiftGenerator: Sendable {
         model: ObjectModel, schema: RelationalSchema, snapshot: SchemaSnapshot.Value? = nil, sqliteDDL: [UInt8]? = nil,
         migrations: [StoreMigration] = []
     ) throws(SwiftGenerationError) -> [GeneratedFile] {
-        try generateAll(model: model, schema: schema, migrations: migrations, includePostgres: false, snapshot: snapshot, sqliteDDL: sqliteDDL)
-            .swiftFiles
+        try generateAll(
+            model: model, schema: schema, migrations: migrations, includePostgres: false, snapshot: snapshot,
+            sqliteDDL: sqliteDDL
+        )
+        .swiftFiles
     }
 
     /// Everything `modelgen generate` writes: the Swift files, the SQLite DDL (which the model file
@@ -132,8 +139,11 @@ public struct SwiftGenerator: Sendable {
                 do throws(MustacheError) {
                     // The model file embeds the DDL: room for it and a line per entity.
                     let contents = try modelTemplate.renderBytes(
-                        context, partials: partials, escapingHTML: false, reservingCapacity: sqlite.count + postgresDDL.count + entities.count * 64 + 16_384)
-                    return .model(.success(GeneratedFile(name: builder.modelTypeName + ".swift", bytes: contents)), sqlite, postgres)
+                        context, partials: partials, escapingHTML: false,
+                        reservingCapacity: sqlite.count + postgresDDL.count + entities.count * 64 + 16_384)
+                    return .model(
+                        .success(GeneratedFile(name: builder.modelTypeName + ".swift", bytes: contents)), sqlite,
+                        postgres)
                 } catch {
                     return .model(.failure(SwiftGenerationError(template: "model", error: error)), sqlite, postgres)
                 }
@@ -145,7 +155,8 @@ public struct SwiftGenerator: Sendable {
             for index in runs[job - 1] {
                 do throws(MustacheError) {
                     let contents = try entityTemplate.renderBytes(
-                        builder.entityContext(index), partials: partials, escapingHTML: false, reservingCapacity: expectedSize + expectedSize / 8)
+                        builder.entityContext(index), partials: partials, escapingHTML: false,
+                        reservingCapacity: expectedSize + expectedSize / 8)
                     expectedSize = contents.count
                     files.append(GeneratedFile(name: builder.classNames[index]! + ".swift", bytes: contents))
                 } catch {
@@ -157,7 +168,9 @@ public struct SwiftGenerator: Sendable {
         var files: [GeneratedFile] = []
         files.reserveCapacity(entities.count + 1)
         for case .entities(let result) in results.dropFirst() { files += try result.get() }
-        guard case .model(let modelResult, let sqlite, let postgres) = results[0] else { preconditionFailure("job 0 renders the model file") }
+        guard case .model(let modelResult, let sqlite, let postgres) = results[0] else {
+            preconditionFailure("job 0 renders the model file")
+        }
         let modelFile = try modelResult.get()
         if let single = options.singleFile {
             files = [GeneratedFile(name: single, bytes: Array(([modelFile] + files).map(\.bytes).joined()))]
@@ -202,10 +215,12 @@ extension DumpValue {
         switch value {
         case .null: .null
         case .bool(let flag): .bool(flag)
-        case .number(let number): number.rounded() == number && abs(number) < 1e15 ? .integer(Int64(number)) : .double(number)
+        case .number(let number):
+            number.rounded() == number && abs(number) < 1e15 ? .integer(Int64(number)) : .double(number)
         case .string(let text): .string(text)
         case .list(let items): .array(items.map(from))
-        case .object(let object): .object(object.uniqueMembers.sorted { $0.key < $1.key }.map { ($0.key, from($0.value)) })
+        case .object(let object):
+            .object(object.uniqueMembers.sorted { $0.key < $1.key }.map { ($0.key, from($0.value)) })
         }
     }
 }

@@ -1,8 +1,9 @@
 import Mustache
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Spelling Swift: identifiers that must be back-quoted, string literals, type names that must be
@@ -24,9 +25,12 @@ enum SwiftNames {
         "Any", "AnyObject", "Self", "Type", "Protocol", "ManagedObject", "ObjectContext", "PersistentStore",
         "FetchRequest", "ObjectPredicate", "ObjectSortDescriptor", "SortedArray", "Statement", "EntityDescription",
         "AttributeDescription", "RelationshipDescription", "DatabaseError", "ObjectID", "GeneratedEntity",
-        "ModelGenRuntime", "Foundation", "Swift", "ColumnValue", "Connection", "StoreDialect", "DeletionRule", "FetchableObject",
-        "GeneratedCodeVersion_0_2", "MergePolicy", "ValueType", "ObjectLifecycle", "ObjectsDidChange", "ObservationHandle",
-        "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation", "ResultsSection",
+        "ModelGenRuntime", "Foundation", "Swift", "ColumnValue", "Connection", "StoreDialect", "DeletionRule",
+        "FetchableObject",
+        "GeneratedCodeVersion_0_2", "MergePolicy", "ValueType", "ObjectLifecycle", "ObjectsDidChange",
+        "ObservationHandle",
+        "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation",
+        "ResultsSection",
         "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers",
     ]
 
@@ -110,7 +114,8 @@ enum SwiftNames {
         text.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
             var offset = 0
-            while offset < text.count, let found = memchr(base + offset, Int32(UInt8(ascii: "#")), text.count - offset) {
+            while offset < text.count, let found = memchr(base + offset, Int32(UInt8(ascii: "#")), text.count - offset)
+            {
                 var end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
                 let start = end
                 while end < text.count && text[end] == UInt8(ascii: "#") { end += 1 }
@@ -159,7 +164,8 @@ enum SwiftNames {
     }
 
     private static func isASCIIIdentifierByte(_ byte: UInt8) -> Bool {
-        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F
+        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x5F
     }
 
     /// `text` with its first letter upper-cased (`grades` → `Grades`).
@@ -194,9 +200,11 @@ enum SwiftNames {
     /// A Swift identifier made from arbitrary text: characters that cannot appear become `_`.
     static func sanitized(_ text: String) -> String {
         if isIdentifier(text) { return text }
-        var result = String(text.unicodeScalars.map { scalar in
-            scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
-        })
+        var result = String(
+            text.unicodeScalars.map { scalar in
+                scalar == "_" || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    ? Character(scalar) : "_"
+            })
         if result.isEmpty || result.first!.isNumber { result = "_" + result }
         return result
     }

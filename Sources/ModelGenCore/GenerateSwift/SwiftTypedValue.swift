@@ -31,11 +31,13 @@ struct SwiftTypedValue: Hashable {
     static let mogeneratorKey = "attributeValueScalarType"
     /// Core Data's own transformers: with one of them (or none), a `Codable` type is stored as JSON.
     static let archiverNames: Set<String> = [
-        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData", "NSUnarchiveFromData",
+        "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer", "NSKeyedUnarchiveFromData",
+        "NSUnarchiveFromData",
     ]
     /// Class-name prefixes of Apple's Objective-C frameworks (followed by a capitalised word).
     static let frameworkPrefixes: [String] = [
-        "NS", "UI", "CG", "CI", "CL", "MK", "AV", "PH", "CK", "CN", "UN", "EK", "HK", "SK", "GK", "WK", "MP", "CA", "CT", "AR", "PK",
+        "NS", "UI", "CG", "CI", "CL", "MK", "AV", "PH", "CK", "CN", "UN", "EK", "HK", "SK", "GK", "WK", "MP", "CA",
+        "CT", "AR", "PK",
     ]
 
     /// The Swift type of `attribute`, `nil` when it is the stored type's.
@@ -52,7 +54,9 @@ struct SwiftTypedValue: Hashable {
         case .composite, .objectID, .undefined:
             return nil
         default:
-            guard let name = named ?? attribute.userInfo[Self.mogeneratorKey].map({ $0.trimmingCharacters(in: .whitespaces) }),
+            guard
+                let name = named
+                    ?? attribute.userInfo[Self.mogeneratorKey].map({ $0.trimmingCharacters(in: .whitespaces) }),
                 Self.isTypeName(name), SwiftValueType(attribute.type)?.swiftName != name
             else { return nil }
             self.init(typeName: name, kind: .rawValue)
@@ -68,7 +72,8 @@ struct SwiftTypedValue: Hashable {
     /// array and dictionary brackets (`Tag`, `Shop.Tag`, `[String]`, `[String: Int]`,
     /// `Set<String>`). Not a keyword, nothing else.
     static func isTypeName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "[" || first == "_" || first.properties.isAlphabetic else { return false }
+        guard let first = name.unicodeScalars.first, first == "[" || first == "_" || first.properties.isAlphabetic
+        else { return false }
         var depth = 0
         var word = ""
         var words: [String] = []
@@ -91,7 +96,8 @@ struct SwiftTypedValue: Hashable {
             }
         }
         if !word.isEmpty { words.append(word) }
-        return depth == 0 && !words.isEmpty && !words.contains { SwiftNames.keywords.contains($0) || $0.first!.isNumber }
+        return depth == 0 && !words.isEmpty
+            && !words.contains { SwiftNames.keywords.contains($0) || $0.first!.isNumber }
     }
 
     /// Whether `name` is an Objective-C class of Apple's frameworks (`NSAttributedString`,
@@ -100,7 +106,9 @@ struct SwiftTypedValue: Hashable {
         let scalars = Array(name.unicodeScalars)
         return frameworkPrefixes.contains { prefix in
             let count = prefix.unicodeScalars.count
-            guard scalars.count > count + 1, String(String.UnicodeScalarView(scalars[..<count])) == prefix else { return false }
+            guard scalars.count > count + 1, String(String.UnicodeScalarView(scalars[..<count])) == prefix else {
+                return false
+            }
             return scalars[count].properties.isUppercase && scalars[count + 1].properties.isLowercase
         }
     }
@@ -124,7 +132,8 @@ struct SwiftTypedValue: Hashable {
         switch kind {
         case .rawValue: "a `RawRepresentable` type whose raw value is `\(rawType)`"
         case .json: "a `Codable` type, stored as JSON"
-        case .transformer(let name): "stored by the value transformer registered as \"\(name)\" (`ValueTransformers.register`)"
+        case .transformer(let name):
+            "stored by the value transformer registered as \"\(name)\" (`ValueTransformers.register`)"
         }
     }
 }

@@ -46,7 +46,8 @@ struct SwiftValueType {
         case .decimal(let text): return "Decimal(string: \(SwiftNames.literal(text))) ?? 0"
         case .string(let text): return swiftName == "String" ? SwiftNames.literal(text) : placeholder
         case .bool(let flag): return swiftName == "Bool" ? (flag ? "true" : "false") : (flag ? "1" : "0")
-        case .date(let seconds): return "Date(timeIntervalSinceReferenceDate: \(SwiftValueType.doubleLiteral(seconds) ?? "0"))"
+        case .date(let seconds):
+            return "Date(timeIntervalSinceReferenceDate: \(SwiftValueType.doubleLiteral(seconds) ?? "0"))"
         case .uuid(let text): return "UUID(uuidString: \(SwiftNames.literal(text))) ?? \(placeholder)"
         case .uri(let text): return "URL(string: \(SwiftNames.literal(text))) ?? \(placeholder)"
         }

@@ -43,7 +43,9 @@ extension LayoutBuilder {
         if var attributes = attributes.take() {
             for position in attributes.columns.indices {
                 let column = attributes.columns[position].column
-                let name = claimColumnName(column.name, table: tableIndex, entity: entity, source: column.source ?? "", explicit: isNamedByUser(column, of: entity))
+                let name = claimColumnName(
+                    column.name, table: tableIndex, entity: entity, source: column.source ?? "",
+                    explicit: isNamedByUser(column, of: entity))
                 if name != column.name {
                     attributes.columns[position].column.name = name
                     attributes.checks = attributes.checks.map { $0.renamingColumn(column.name, to: name) }
@@ -53,7 +55,8 @@ extension LayoutBuilder {
             Self.append(&attributes.checks, to: &tables[tableIndex].checks)
             for diagnostic in attributes.diagnostics { diagnostics.report(diagnostic) }
         }
-        for position in model.entities[entity].relationships.indices where !model.entities[entity].relationships[position].isTransient {
+        for position in model.entities[entity].relationships.indices
+        where !model.entities[entity].relationships[position].isTransient {
             addRelationship(RelationshipRef(entity: entity, index: position), table: tableIndex)
         }
     }
@@ -62,10 +65,12 @@ extension LayoutBuilder {
     /// collision of such a name stays an error instead of being resolved. (The entity is known:
     /// looking it up by the source's name would make lowering quadratic in the entities.)
     private func isNamedByUser(_ column: Column, of entity: Int) -> Bool {
-        guard let source = column.source, let dot = source.firstIndex(of: "."), source[..<dot] == model.entities[entity].name
+        guard let source = column.source, let dot = source.firstIndex(of: "."),
+            source[..<dot] == model.entities[entity].name
         else { return false }
         let property = source[source.index(after: dot)...].split(separator: ".").first.map(String.init) ?? ""
-        return model.entities[entity].attributes.first { $0.name == property }?.userInfo[StandardLayout.sqlNameKey] != nil
+        return model.entities[entity].attributes.first { $0.name == property }?.userInfo[StandardLayout.sqlNameKey]
+            != nil
     }
 
     /// A name for a new column of `table`: `name`, or when another property of the table already
@@ -114,7 +119,9 @@ extension LayoutBuilder {
         let source = String.concatenating(model.entities[entity].name, ".", attribute.name)
         guard attribute.type.isStorable else {
             let at = model.location(attribute.line, attribute: "attributeType")
-            table.diagnostics.append(Diagnostic(Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : self.location(location)))
+            table.diagnostics.append(
+                Diagnostic(
+                    Self.unstorable(attribute.name, attribute.type), at: at.column > 1 ? at : self.location(location)))
             return
         }
         let base = sqlName(attribute.name, userInfo: attribute.userInfo)
@@ -128,7 +135,9 @@ extension LayoutBuilder {
             }
             return
         }
-        addValueColumn(base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source, location: location, to: &table)
+        addValueColumn(
+            base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source, location: location,
+            to: &table)
     }
 
     /// Adds the column of a stored attribute with its default and checks.
@@ -142,7 +151,8 @@ extension LayoutBuilder {
         table.columns.append(
             PlannedColumn(
                 column: Column(
-                    name: name, type: type, isNullable: isNullable, defaultValue: attribute.defaultValue.map(Self.sqlValue),
+                    name: name, type: type, isNullable: isNullable,
+                    defaultValue: attribute.defaultValue.map(Self.sqlValue),
                     role: .attribute, source: source),
                 location: location))
         // Straight into the table's checks (a local array per attribute would be an allocation each).
@@ -157,11 +167,15 @@ extension LayoutBuilder {
         case .string, .binary, .uri, .transformable:
             let minimum = attribute.minimum.flatMap(Self.integer)
             let maximum = attribute.maximum.flatMap(Self.integer)
-            if minimum != nil || maximum != nil { table.checks.append(.length(column: name, minimum: minimum, maximum: maximum)) }
+            if minimum != nil || maximum != nil {
+                table.checks.append(.length(column: name, minimum: minimum, maximum: maximum))
+            }
         case .integer16, .integer32, .integer64, .decimal, .double, .float, .date:
             if attribute.minimum != nil || attribute.maximum != nil {
                 table.checks.append(
-                    .range(column: name, minimum: attribute.minimum.map(Self.sqlValue), maximum: attribute.maximum.map(Self.sqlValue)))
+                    .range(
+                        column: name, minimum: attribute.minimum.map(Self.sqlValue),
+                        maximum: attribute.maximum.map(Self.sqlValue)))
             }
         default: break
         }
@@ -212,8 +226,10 @@ extension Check.Condition {
         func renamed(_ column: String) -> String { column == old ? new : column }
         switch self {
         case .oneOf(let column, let values): return .oneOf(column: renamed(column), values: values)
-        case .range(let column, let minimum, let maximum): return .range(column: renamed(column), minimum: minimum, maximum: maximum)
-        case .length(let column, let minimum, let maximum): return .length(column: renamed(column), minimum: minimum, maximum: maximum)
+        case .range(let column, let minimum, let maximum):
+            return .range(column: renamed(column), minimum: minimum, maximum: maximum)
+        case .length(let column, let minimum, let maximum):
+            return .length(column: renamed(column), minimum: minimum, maximum: maximum)
         case .integerWidth(let column, let type): return .integerWidth(column: renamed(column), type: type)
         case .requiredFor(let column, let entityIDs): return .requiredFor(column: renamed(column), entityIDs: entityIDs)
         case .matches(let column, let pattern): return .matches(column: renamed(column), pattern: pattern)

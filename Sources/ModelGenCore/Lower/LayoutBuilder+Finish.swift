@@ -65,13 +65,14 @@ extension LayoutBuilder {
         let results = tables.withUnsafeMutableBufferPointer { planned in
             // Each job reads and writes only the tables of its own run.
             nonisolated(unsafe) let planned = planned
-            return Array(Parallel.map(runs.count) { job in
-                runs[job].map { index in
-                    let result = Self.finished(planned[index])
-                    if result.namesAreClean { planned[index].columns = [] }
-                    return result
-                }
-            }.joined())
+            return Array(
+                Parallel.map(runs.count) { job in
+                    runs[job].map { index in
+                        let result = Self.finished(planned[index])
+                        if result.namesAreClean { planned[index].columns = [] }
+                        return result
+                    }
+                }.joined())
         }
         checkNames(clean: results.map(\.namesAreClean))
         let finished = results.map(\.table)
@@ -110,18 +111,27 @@ extension LayoutBuilder {
         let rest = (bookkeeping..<columns.count).sorted { columns[$0].column.name < columns[$1].column.name }
         // Sorted, a name used twice is a name equal to the next; the few bookkeeping names are
         // compared with the others that start with `_`.
-        var clean = columns.allSatisfy { !$0.column.name.isEmpty && !($0.location != nil && $0.column.name.utf8.first == UInt8(ascii: "_")) }
+        var clean = columns.allSatisfy {
+            !$0.column.name.isEmpty && !($0.location != nil && $0.column.name.utf8.first == UInt8(ascii: "_"))
+        }
         for (position, index) in rest.enumerated() where clean {
             let name = columns[index].column.name
             if position + 1 < rest.count, name == columns[rest[position + 1]].column.name { clean = false }
-            if name.utf8.first == UInt8(ascii: "_"), columns.prefix(bookkeeping).contains(where: { $0.column.name == name }) { clean = false }
+            if name.utf8.first == UInt8(ascii: "_"),
+                columns.prefix(bookkeeping).contains(where: { $0.column.name == name })
+            {
+                clean = false
+            }
         }
         for first in 0..<bookkeeping where clean {
-            if columns[first + 1..<bookkeeping].contains(where: { $0.column.name == columns[first].column.name }) { clean = false }
+            if columns[first + 1..<bookkeeping].contains(where: { $0.column.name == columns[first].column.name }) {
+                clean = false
+            }
         }
         let table = Table(
             name: planned.name, kind: planned.kind, columns: (Array(0..<bookkeeping) + rest).map { columns[$0].column },
-            primaryKey: planned.primaryKey, foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
+            primaryKey: planned.primaryKey,
+            foreignKeys: planned.foreignKeys.sorted { $0.columns.lexicographicallyPrecedes($1.columns) },
             checks: namedChecks(planned.checks, table: planned.name))
         return (table, clean)
     }
@@ -150,7 +160,9 @@ extension LayoutBuilder {
         let sorted = tables.indices.sorted { tables[$0].name < tables[$1].name }
         var position: [String: Int] = [:]
         position.reserveCapacity(sorted.count)
-        for (rank, index) in sorted.enumerated() where position[tables[index].name] == nil { position[tables[index].name] = rank }
+        for (rank, index) in sorted.enumerated() where position[tables[index].name] == nil {
+            position[tables[index].name] = rank
+        }
         var waiting = Array(repeating: 0, count: sorted.count)
         var dependents = Array(repeating: [Int](), count: sorted.count)
         var targets: [Int] = []

@@ -7,7 +7,8 @@ extension LayoutBuilder {
     static func constraintWithoutColumn(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "uniqueness-without-column", .warning,
-            "uniqueness constraint names '\(name)', whose key is stored on the other side of a one-to-one; it is left out")
+            "uniqueness constraint names '\(name)', whose key is stored on the other side of a one-to-one; it is left out"
+        )
     }
 
     /// The columns that store property `name` of `entity` (several for a composite).
@@ -18,9 +19,12 @@ extension LayoutBuilder {
             let attribute = model.attribute(ref)!
             let base = sqlName(attribute.name, userInfo: attribute.userInfo)
             let source = String.concatenating(model.entities[ref.entity].name, ".", attribute.name)
-            if attribute.type == .composite, let composite = model.composites.first(where: { $0.name == attribute.compositeName }) {
+            if attribute.type == .composite,
+                let composite = model.composites.first(where: { $0.name == attribute.compositeName })
+            {
                 return composite.attributes.filter { !$0.isTransient }.map {
-                    renamedColumns[source + "." + $0.name] ?? SQLNaming.fitted(base + "_" + sqlName($0.name, userInfo: $0.userInfo))
+                    renamedColumns[source + "." + $0.name]
+                        ?? SQLNaming.fitted(base + "_" + sqlName($0.name, userInfo: $0.userInfo))
                 }
             }
             return [renamedColumns[source] ?? base]
@@ -30,7 +34,10 @@ extension LayoutBuilder {
             // A to-many's links are in another table (Core Data ignores it in an index).
             if relationship.isToMany { return nil }
             if let inverse = mutualInverse(of: ref), !inverse.isToMany, !isOwner(ref) { return nil }
-            return [renamedColumns[String.concatenating(model.entities[owner].name, ".", relationship.name)] ?? foreignKeyColumn(relationship)]
+            return [
+                renamedColumns[String.concatenating(model.entities[owner].name, ".", relationship.name)]
+                    ?? foreignKeyColumn(relationship)
+            ]
         case .fetchedProperty:
             return nil
         }
@@ -44,7 +51,8 @@ extension LayoutBuilder {
             var columns: [String] = []
             for (property, line) in zip(constraint.properties, constraint.propertyLines) {
                 guard let stored = self.columns(ofProperty: property, in: entity) else {
-                    diagnostics.report(Self.constraintWithoutColumn(property), at: model.location(line, attribute: "value"))
+                    diagnostics.report(
+                        Self.constraintWithoutColumn(property), at: model.location(line, attribute: "value"))
                     continue
                 }
                 columns += stored
@@ -53,7 +61,8 @@ extension LayoutBuilder {
             indexes.append(
                 Index(
                     name: SQLNaming.fitted(tableName + "_" + columns.joined(separator: "_") + "_unique"),
-                    table: tableName, parts: columns.map { Index.Part(column: $0, isDescending: false) }, isUnique: true,
+                    table: tableName, parts: columns.map { Index.Part(column: $0, isDescending: false) },
+                    isUnique: true,
                     entityIDs: declaration.parent == nil ? nil : entityIDValues(of: entity)))
         }
     }
@@ -67,7 +76,9 @@ extension LayoutBuilder {
             var parts: [Index.Part] = []
             for element in index.elements {
                 guard let property = element.property, !property.isEmpty else {
-                    diagnostics.report(Self.unsupportedIndexElement(index.name), at: model.location(element.line, element: "fetchIndexElement"))
+                    diagnostics.report(
+                        Self.unsupportedIndexElement(index.name),
+                        at: model.location(element.line, element: "fetchIndexElement"))
                     continue
                 }
                 // A to-many (warned about by FetchIndexRules) has no column here: `columns` is nil.
@@ -78,7 +89,8 @@ extension LayoutBuilder {
             guard !parts.isEmpty else { continue }
             indexes.append(
                 Index(
-                    name: SQLNaming.fitted(prefix + "_" + SQLNaming.snakeCase(index.name)), table: tableName, parts: parts,
+                    name: SQLNaming.fitted(prefix + "_" + SQLNaming.snakeCase(index.name)), table: tableName,
+                    parts: parts,
                     isUnique: false, entityIDs: nil))
         }
         for attribute in declaration.attributes where attribute.isIndexed && !attribute.isTransient {

@@ -7,7 +7,9 @@ extension LayoutBuilder {
     /// Whether `ref` and its inverse name each other.
     func mutualInverse(of ref: RelationshipRef) -> Relationship? {
         let relationships = model.entities[ref.entity].relationships
-        guard relationships[ref.index].isInverseMutual, let inverse = relationships[ref.index].inverse else { return nil }
+        guard relationships[ref.index].isInverseMutual, let inverse = relationships[ref.index].inverse else {
+            return nil
+        }
         return model.relationship(inverse)
     }
 
@@ -17,7 +19,9 @@ extension LayoutBuilder {
         // Fields read in place: a relationship is a large struct, and copies of it (strings and
         // user info retained) were a good part of laying out relationships, which runs on one core.
         let relationships = model.entities[ref.entity].relationships
-        guard let inverse = relationships[ref.index].inverse, relationships[ref.index].isInverseMutual else { return true }
+        guard let inverse = relationships[ref.index].inverse, relationships[ref.index].isInverseMutual else {
+            return true
+        }
         let mine = model.entities[ref.entity].name
         let theirs = model.entities[inverse.entity].name
         if mine != theirs { return mine < theirs }
@@ -50,8 +54,10 @@ extension LayoutBuilder {
             // adds the position there.
             if relationship.isOrdered, let destinationTable = tableOfRoot[model.entities[destination].root] {
                 let name = claimColumnName(
-                    SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position"), table: destinationTable,
-                    entity: destination, source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name) + "#position",
+                    SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position"),
+                    table: destinationTable,
+                    entity: destination,
+                    source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name) + "#position",
                     explicit: false)
                 tables[destinationTable].columns.append(
                     PlannedColumn(
@@ -77,12 +83,19 @@ extension LayoutBuilder {
         tables[table].columns.append(
             PlannedColumn(
                 column: Column(
-                    name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship, source: source),
+                    name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship,
+                    source: source),
                 location: SourceAnchor(line: relationship.line, attribute: "name")))
-        if let required, !relationship.isOptional { tables[table].checks.append(.requiredFor(column: name, entityIDs: required)) }
-        if let target = tableOfRoot[model.entities[destination].root], let action = Self.deleteAction(forInverse: inverse) {
+        if let required, !relationship.isOptional {
+            tables[table].checks.append(.requiredFor(column: name, entityIDs: required))
+        }
+        if let target = tableOfRoot[model.entities[destination].root],
+            let action = Self.deleteAction(forInverse: inverse)
+        {
             tables[table].foreignKeys.append(
-                ForeignKey(columns: [name], referencedTable: tables[target].name, referencedColumns: ["_pk"], onDelete: action, isDeferred: true))
+                ForeignKey(
+                    columns: [name], referencedTable: tables[target].name, referencedColumns: ["_pk"], onDelete: action,
+                    isDeferred: true))
         }
         let isOneToOne = inverse.map { !$0.isToMany } ?? false
         indexes.append(
@@ -117,8 +130,12 @@ extension LayoutBuilder {
         let location = SourceAnchor(line: relationship.line, attribute: "name")
         var join = PlannedTable(name: name, kind: .join, root: nil, location: location)
         join.columns = [
-            PlannedColumn(column: Column(name: ownerColumn, type: .key, isNullable: false, role: .join, source: source), location: location),
-            PlannedColumn(column: Column(name: targetColumn, type: .key, isNullable: false, role: .join, source: source), location: location),
+            PlannedColumn(
+                column: Column(name: ownerColumn, type: .key, isNullable: false, role: .join, source: source),
+                location: location),
+            PlannedColumn(
+                column: Column(name: targetColumn, type: .key, isNullable: false, role: .join, source: source),
+                location: location),
         ]
         join.primaryKey = [ownerColumn, targetColumn]
         // Link rows go with either end, unless that end's rule is Deny.
@@ -133,12 +150,16 @@ extension LayoutBuilder {
         if relationship.isOrdered {
             join.columns.append(
                 PlannedColumn(
-                    column: Column(name: SQLNaming.fitted(relationshipName + "_position"), type: .integer64, isNullable: true, role: .position, source: source),
+                    column: Column(
+                        name: SQLNaming.fitted(relationshipName + "_position"), type: .integer64, isNullable: true,
+                        role: .position, source: source),
                     location: location))
         }
         if let inverse, inverse.isOrdered {
             var positionName = SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position")
-            if join.columns.contains(where: { $0.column.name == positionName }) { positionName = SQLNaming.fitted(positionName + "_inverse") }
+            if join.columns.contains(where: { $0.column.name == positionName }) {
+                positionName = SQLNaming.fitted(positionName + "_inverse")
+            }
             join.columns.append(
                 PlannedColumn(
                     column: Column(

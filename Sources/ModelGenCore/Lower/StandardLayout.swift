@@ -102,7 +102,9 @@ struct LayoutBuilder {
         func visit(_ index: Int) {
             preorder.append(index)
             entityIDs[index] = preorder.count
-            for child in model.entities[index].subentities.sorted(by: { model.entities[$0].name < model.entities[$1].name }) {
+            for child in model.entities[index].subentities.sorted(by: {
+                model.entities[$0].name < model.entities[$1].name
+            }) {
                 visit(child)
             }
             subtreeEnd[index] = preorder.count
@@ -141,14 +143,19 @@ struct LayoutBuilder {
             let hierarchy = hierarchy(of: root)
             if let selection, !hierarchy.contains(where: selection.contains) { continue }
             var table = PlannedTable(
-                name: sqlName(model.entities[root].name, userInfo: model.entities[root].userInfo), kind: .entity, root: root,
+                name: sqlName(model.entities[root].name, userInfo: model.entities[root].userInfo), kind: .entity,
+                root: root,
                 location: SourceAnchor(line: model.entities[root].line, attribute: "name"))
             table.primaryKey = ["_pk"]
             table.columns = [
-                PlannedColumn(column: Column(name: "_pk", type: .key, isNullable: false, role: .primaryKey), location: nil),
-                PlannedColumn(column: Column(name: "_entity", type: .integer32, isNullable: false, role: .entity), location: nil),
                 PlannedColumn(
-                    column: Column(name: "_version", type: .integer64, isNullable: false, defaultValue: .integer(1), role: .version),
+                    column: Column(name: "_pk", type: .key, isNullable: false, role: .primaryKey), location: nil),
+                PlannedColumn(
+                    column: Column(name: "_entity", type: .integer32, isNullable: false, role: .entity), location: nil),
+                PlannedColumn(
+                    column: Column(
+                        name: "_version", type: .integer64, isNullable: false, defaultValue: .integer(1), role: .version
+                    ),
                     location: nil),
             ]
             let concrete = hierarchy.filter { !model.entities[$0].isAbstract }

@@ -158,7 +158,8 @@ public struct MigrationPlan: Sendable {
         /// The query both engines run to read the links, with `from` naming the old table where
         /// the migration finds it.
         func selectLinks(from: String) -> String {
-            let row = SQLNaming.quoted(rowColumn), key = SQLNaming.quoted(keyColumn)
+            let row = SQLNaming.quoted(rowColumn)
+            let key = SQLNaming.quoted(keyColumn)
             return "SELECT \(row), \(key) FROM \(from) WHERE \(row) IS NOT NULL AND \(key) IS NOT NULL"
         }
 
@@ -166,11 +167,13 @@ public struct MigrationPlan: Sendable {
         func statement(from: String) -> String {
             switch target {
             case .joinTable(let join, let rowTarget, let keyTarget):
-                return "INSERT INTO \(SQLNaming.quoted(join)) (\(SQLNaming.quoted(rowTarget)), \(SQLNaming.quoted(keyTarget))) "
+                return
+                    "INSERT INTO \(SQLNaming.quoted(join)) (\(SQLNaming.quoted(rowTarget)), \(SQLNaming.quoted(keyTarget))) "
                     + selectLinks(from: from)
             case .foreignKey(let table, let column, _):
                 let links = SQLNaming.quoted("_modelgen_links")
-                return "UPDATE \(SQLNaming.quoted(table)) SET \(SQLNaming.quoted(column)) = (SELECT \(links).\(SQLNaming.quoted(keyColumn)) FROM "
+                return
+                    "UPDATE \(SQLNaming.quoted(table)) SET \(SQLNaming.quoted(column)) = (SELECT \(links).\(SQLNaming.quoted(keyColumn)) FROM "
                     + "\(from) AS \(links) WHERE \(links).\(SQLNaming.quoted(rowColumn)) = \(SQLNaming.quoted(table)).\"_pk\" "
                     + "AND \(links).\(SQLNaming.quoted(keyColumn)) IS NOT NULL)"
             }
@@ -224,9 +227,11 @@ public struct MigrationPlan: Sendable {
             let values = targets.map { target -> String in
                 let source = SQLNaming.quoted(columns[target]!)
                 guard target == "_entity" else { return source }
-                return "CASE \(source)" + entities.keys.sorted().map { " WHEN \($0) THEN \(entities[$0]!)" }.joined() + " ELSE \(source) END"
+                return "CASE \(source)" + entities.keys.sorted().map { " WHEN \($0) THEN \(entities[$0]!)" }.joined()
+                    + " ELSE \(source) END"
             }
-            return "INSERT INTO \(SQLNaming.quoted(to)) (\(targets.map(SQLNaming.quoted).joined(separator: ", "))) SELECT "
+            return
+                "INSERT INTO \(SQLNaming.quoted(to)) (\(targets.map(SQLNaming.quoted).joined(separator: ", "))) SELECT "
                 + values.joined(separator: ", ") + " FROM \(holding)"
         }
     }

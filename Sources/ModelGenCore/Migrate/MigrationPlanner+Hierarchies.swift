@@ -8,10 +8,13 @@ extension MigrationPlanner {
         var oldTables: [String: String] = [:]  // entity identity → old table
         for mapping in plan.oldSchema.entities { oldTables[oldIDs.entity(mapping.entity)] = mapping.table }
         let oldByIdentity = Dictionary(
-            plan.oldSchema.tables.filter { $0.kind == .entity }.map { (oldIDs.tables[$0.name]!, $0.name) }, uniquingKeysWith: { first, _ in first })
+            plan.oldSchema.tables.filter { $0.kind == .entity }.map { (oldIDs.tables[$0.name]!, $0.name) },
+            uniquingKeysWith: { first, _ in first })
         let newIdentities = Set(plan.newSchema.tables.compactMap { newIDs.tables[$0.name] })
-        var continuations: [String: [(table: String, identity: String)]] = [:]  // old table → new tables that would continue it
-        var leaving: [(String, String)] = []  // (old table that goes on, new table of rows leaving it)
+        // Old table → the new tables that would continue it.
+        var continuations: [String: [(table: String, identity: String)]] = [:]
+        // (Old table that goes on, new table of rows leaving it.)
+        var leaving: [(String, String)] = []
         for table in plan.newSchema.tables where table.kind == .entity {
             let identity = newIDs.tables[table.name]!
             var origins = Set(newIDs.mappings(table.name).compactMap { oldTables[newIDs.entity($0.entity)] })
@@ -21,7 +24,9 @@ extension MigrationPlanner {
                 plan.steps.append(
                     .init(
                         code: .mergeHierarchies, safety: .refused, subject: table.name,
-                        message: "rows of the tables \(origins.sorted().joined(separator: ", ")) would share \(table.name); their primary keys and every key pointing at them would change"))
+                        message:
+                            "rows of the tables \(origins.sorted().joined(separator: ", ")) would share \(table.name); their primary keys and every key pointing at them would change"
+                    ))
             } else if own == nil, let origin = origins.first, let originIdentity = oldIDs.tables[origin] {
                 if newIdentities.contains(originIdentity) {
                     // Sub-entities that became a root of their own: their rows leave a table that goes on.
@@ -36,7 +41,9 @@ extension MigrationPlanner {
         for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count == 1 {
             newIDs.alias(tables[0].table, as: tables[0].identity)
             plan.steps.append(
-                .init(code: .addParentEntity, safety: .safe, subject: tables[0].table, message: "the rows of \(origin) now belong to the hierarchy of \(tables[0].table)"))
+                .init(
+                    code: .addParentEntity, safety: .safe, subject: tables[0].table,
+                    message: "the rows of \(origin) now belong to the hierarchy of \(tables[0].table)"))
         }
         for (origin, tables) in continuations.sorted(by: { $0.key < $1.key }) where tables.count > 1 {
             for table in tables { planRowCopy(from: origin, to: table.table, oldIDs, &newIDs, &plan) }
@@ -46,7 +53,8 @@ extension MigrationPlanner {
         for (origin, table) in leaving {
             guard let copy = planRowCopy(from: origin, to: table, oldIDs, &newIDs, &plan) else { continue }
             plan.steps += Self.keys(
-                into: origin, rows: copy.entities.keys.sorted(), except: table, code: .keyToLeavingRow, "moving from \(origin) into \(table)",
+                into: origin, rows: copy.entities.keys.sorted(), except: table, code: .keyToLeavingRow,
+                "moving from \(origin) into \(table)",
                 oldIDs, newIDs, plan)
         }
     }
@@ -55,7 +63,8 @@ extension MigrationPlanner {
     /// (not at `except`) in the new schema, whose preflight counts the keys set to rows of the
     /// entities `rows` (rows that leave the table or are dropped).
     static func keys(
-        into source: String, rows: [Int64], except target: String?, code: MigrationPlan.Step.Code, _ what: String, _ oldIDs: SchemaIdentities,
+        into source: String, rows: [Int64], except target: String?, code: MigrationPlan.Step.Code, _ what: String,
+        _ oldIDs: SchemaIdentities,
         _ newIDs: SchemaIdentities, _ plan: MigrationPlan
     ) -> [MigrationPlan.Step] {
         var steps: [MigrationPlan.Step] = []
@@ -65,14 +74,19 @@ extension MigrationPlanner {
                 let column = table.columns.first { $0.name == key.columns[0] }
                 // The same column in the new schema, and where its key points there.
                 let identity = column.map(oldIDs.column)
-                let newColumn = newTable.flatMap { newTable in newTable.columns.first { newIDs.column($0) == identity } }
-                let newKey = newTable.flatMap { newTable in newTable.foreignKeys.first { $0.columns == newColumn.map { [$0.name] } } }
+                let newColumn = newTable.flatMap { newTable in newTable.columns.first { newIDs.column($0) == identity }
+                }
+                let newKey = newTable.flatMap { newTable in
+                    newTable.foreignKeys.first { $0.columns == newColumn.map { [$0.name] } }
+                }
                 guard let newKey, newKey.referencedTable != target else { continue }
                 let subject = "\(table.name).\(key.columns[0])"
                 steps.append(
                     .init(
-                        code: code, safety: .dataDependent, subject: subject, message: "\(subject) must not point at rows \(what)",
-                        preflight: .keysInto(table: table.name, column: key.columns[0], source: source, entityIDs: rows)))
+                        code: code, safety: .dataDependent, subject: subject,
+                        message: "\(subject) must not point at rows \(what)",
+                        preflight: .keysInto(table: table.name, column: key.columns[0], source: source, entityIDs: rows)
+                    ))
             }
         }
         return steps
@@ -82,7 +96,8 @@ extension MigrationPlanner {
     /// with their keys and the values of every column the two tables share (by identity and type).
     @discardableResult
     func planRowCopy(
-        from source: String, to target: String, _ oldIDs: SchemaIdentities, _ newIDs: inout SchemaIdentities, _ plan: inout MigrationPlan
+        from source: String, to target: String, _ oldIDs: SchemaIdentities, _ newIDs: inout SchemaIdentities,
+        _ plan: inout MigrationPlan
     ) -> MigrationPlan.RowCopy? {
         guard let old = plan.oldSchema.tables.first(where: { $0.name == source }),
             let new = plan.newSchema.tables.first(where: { $0.name == target }), let identity = oldIDs.tables[source]
@@ -101,12 +116,16 @@ extension MigrationPlanner {
         var columns: [String: String] = [:]
         var missing: [String] = []
         for (column, columnIdentity) in zip(new.columns, newIDs.columns(new)) {
-            if let previous = oldColumns[columnIdentity] ?? oldDeclared[newIDs.declaredColumn(column)], previous.type == column.type {
+            if let previous = oldColumns[columnIdentity] ?? oldDeclared[newIDs.declaredColumn(column)],
+                previous.type == column.type
+            {
                 columns[column.name] = previous.name
                 continue
             }
             let requiredHere = new.checks.contains { check in
-                if case .requiredFor(column.name, let ids) = check.condition { return !Set(ids).isDisjoint(with: entities.values) }
+                if case .requiredFor(column.name, let ids) = check.condition {
+                    return !Set(ids).isDisjoint(with: entities.values)
+                }
                 return false
             }
             if (!column.isNullable && column.defaultValue == nil) || requiredHere { missing.append(column.name) }
@@ -115,7 +134,9 @@ extension MigrationPlanner {
             plan.steps.append(
                 .init(
                     code: .splitHierarchy, safety: .refused, subject: target,
-                    message: "rows moving from \(source) into \(target) have no values for \(missing.joined(separator: ", "))"))
+                    message:
+                        "rows moving from \(source) into \(target) have no values for \(missing.joined(separator: ", "))"
+                ))
             return nil
         }
         newIDs.derive(target, from: identity)

@@ -11,23 +11,30 @@ extension MigrationPlanner {
             return copy
         }
         for index in old where !plan.newSchema.indexes.contains(index) {
-            plan.steps.append(.init(code: .dropIndex, safety: .safe, subject: index.name, message: "index \(index.name) is dropped"))
+            plan.steps.append(
+                .init(code: .dropIndex, safety: .safe, subject: index.name, message: "index \(index.name) is dropped"))
         }
         let created = Set(plan.tables.compactMap { if case .create(let table) = $0 { table.name } else { nil } })
         for index in plan.newSchema.indexes where !old.contains(index) && !created.contains(index.table) {
             guard index.isUnique else {
-                plan.steps.append(.init(code: .addIndex, safety: .safe, subject: index.name, message: "new index \(index.name)"))
+                plan.steps.append(
+                    .init(code: .addIndex, safety: .safe, subject: index.name, message: "new index \(index.name)"))
                 continue
             }
             let alteration = plan.tables.lazy.compactMap { change -> (String, [String: MigrationPlan.ColumnSource])? in
-                if case .alter(let old, let new, let sources, _, _) = change, new.name == index.table { return (old.name, sources) }
+                if case .alter(let old, let new, let sources, _, _) = change, new.name == index.table {
+                    return (old.name, sources)
+                }
                 return nil
             }.first
             let source = alteration?.0 ?? index.table
             let sources = alteration?.1 ?? [:]
             guard let preflight = Self.duplicates(index, in: source, sources) else {
                 // A new column starts NULL (or takes moved links, whose step checks them): no collision.
-                plan.steps.append(.init(code: .addIndex, safety: .safe, subject: index.name, message: "new unique index \(index.name) on a new column"))
+                plan.steps.append(
+                    .init(
+                        code: .addIndex, safety: .safe, subject: index.name,
+                        message: "new unique index \(index.name) on a new column"))
                 continue
             }
             plan.steps.append(
@@ -40,7 +47,9 @@ extension MigrationPlanner {
     /// The check that no rows of the old table `table` collide under the new unique `index`
     /// (rows with a NULL part never do), with the values each part will take; nil when a part is
     /// a new column without values.
-    static func duplicates(_ index: Index, in table: String, _ sources: [String: MigrationPlan.ColumnSource]) -> MigrationPlan.Preflight? {
+    static func duplicates(_ index: Index, in table: String, _ sources: [String: MigrationPlan.ColumnSource])
+        -> MigrationPlan.Preflight?
+    {
         var values: [MigrationPlan.Preflight.IndexValue] = []
         for part in index.parts {
             switch sources[part.column] {

@@ -41,14 +41,16 @@ extension MigrationPlanner {
             case .create(let table) where table.kind == .join:
                 added.append(Self.joinStorage(table, newIDs))
             case .alter(let old, let new, let sources, _, _):
-                let keptNames = Set(sources.values.compactMap { source -> String? in
-                    if case .column(let name) = source { return name }
-                    return nil
-                })
+                let keptNames = Set(
+                    sources.values.compactMap { source -> String? in
+                        if case .column(let name) = source { return name }
+                        return nil
+                    })
                 for column in old.columns where column.role == .relationship && !keptNames.contains(column.name) {
                     if let storage = Self.keyStorage(column, in: old, oldIDs) { dropped.append(storage) }
                 }
-                for column in new.columns where column.role == .relationship && sources[column.name] == .nothing && column.isNullable {
+                for column in new.columns
+                where column.role == .relationship && sources[column.name] == .nothing && column.isNullable {
                     if let storage = Self.keyStorage(column, in: new, newIDs) { added.append(storage) }
                 }
             default:
@@ -61,16 +63,20 @@ extension MigrationPlanner {
             guard target.columns.count == 2,
                 let source = dropped.first(where: { source in
                     !used.contains(source.subject) && !(source.isJoinTable && target.isJoinTable)
-                        && !source.relationships.isDisjoint(with: target.relationships) && Set(source.columns.map(\.points)) == pointsTo
+                        && !source.relationships.isDisjoint(with: target.relationships)
+                        && Set(source.columns.map(\.points)) == pointsTo
                         && (pointsTo.count == 2 || source.runsLike(target) != nil)
                 }),
-                let index = plan.steps.firstIndex(where: { $0.code == .dropRelationship && $0.subject == source.subject })
+                let index = plan.steps.firstIndex(where: {
+                    $0.code == .dropRelationship && $0.subject == source.subject
+                })
             else { continue }
             used.insert(source.subject)
             // The target's first column holds rows; its second the keys (for a key column: the
             // table's own `_pk` and the key). Columns are matched by the table they point into,
             // or for a self-relationship by which way the relationship runs.
-            let rowColumn: String, keyColumn: String
+            let rowColumn: String
+            let keyColumn: String
             if pointsTo.count == 2 {
                 rowColumn = source.columns.first { $0.points == target.columns[0].points }!.name
                 keyColumn = source.columns.first { $0.points == target.columns[1].points }!.name
@@ -85,7 +91,10 @@ extension MigrationPlanner {
                     ? .joinTable(target.table, rowColumn: target.columns[0].name, keyColumn: target.columns[1].name)
                     : .foreignKey(
                         table: target.table, column: target.columns[1].name,
-                        isUnique: plan.newSchema.indexes.contains { $0.isUnique && $0.table == target.table && $0.parts.map(\.column) == [target.columns[1].name] }))
+                        isUnique: plan.newSchema.indexes.contains {
+                            $0.isUnique && $0.table == target.table
+                                && $0.parts.map(\.column) == [target.columns[1].name]
+                        }))
             let preflight = copy.preflight
             plan.steps[index] = .init(
                 code: .moveLinks, safety: preflight == nil ? .rewrite : .dataDependent, subject: source.subject,
@@ -100,10 +109,14 @@ extension MigrationPlanner {
     /// first.
     static func joinStorage(_ table: Table, _ ids: SchemaIdentities) -> LinkStorage {
         var columns = table.foreignKeys.compactMap { key in
-            key.columns.count == 1 ? (name: key.columns[0], points: ids.tables[key.referencedTable] ?? key.referencedTable) : nil
+            key.columns.count == 1
+                ? (name: key.columns[0], points: ids.tables[key.referencedTable] ?? key.referencedTable) : nil
         }
-        let relationships = table.columns.compactMap(\.source).reduce(into: Set<String>()) { $0.formUnion(ids.relationshipAndInverse($1)) }
-        var storage = LinkStorage(table: table.name, columns: columns, relationships: relationships, subject: table.name, isJoinTable: true)
+        let relationships = table.columns.compactMap(\.source).reduce(into: Set<String>()) {
+            $0.formUnion(ids.relationshipAndInverse($1))
+        }
+        var storage = LinkStorage(
+            table: table.name, columns: columns, relationships: relationships, subject: table.name, isJoinTable: true)
         let sources = Set(table.columns.filter { $0.role == .join }.compactMap(\.source))
         guard sources.count == 1, let source = sources.first, columns.count == 2 else { return storage }
         let owner = SQLNaming.fitted(SQLNaming.snakeCase(String(source.prefix { $0 != "." })) + "_pk")
@@ -121,8 +134,10 @@ extension MigrationPlanner {
             let own = ids.tables[table.name]
         else { return nil }
         return LinkStorage(
-            table: table.name, columns: [("_pk", own), (column.name, ids.tables[key.referencedTable] ?? key.referencedTable)],
-            relationships: ids.relationshipAndInverse(source), subject: "\(table.name).\(column.name)", isJoinTable: false,
+            table: table.name,
+            columns: [("_pk", own), (column.name, ids.tables[key.referencedTable] ?? key.referencedTable)],
+            relationships: ids.relationshipAndInverse(source), subject: "\(table.name).\(column.name)",
+            isJoinTable: false,
             forward: ids.sourceIdentity(source), backward: ids.inverseIdentity(source))
     }
 }

@@ -18,12 +18,16 @@ extension MigrationPlanner {
     /// The steps that turn `old` into `new` (the same table, matched by identity), by concern:
     /// columns added and kept, columns dropped, entity numbers, constraints.
     func planTable(
-        _ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ newNames: [String: String],
+        _ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities,
+        _ newNames: [String: String],
         _ plan: inout MigrationPlan
     ) {
         var changes = TableChanges()
         if old.name != new.name {
-            changes.steps.append(.init(code: .renameTable, safety: .safe, subject: new.name, message: "table \(old.name) is renamed \(new.name)"))
+            changes.steps.append(
+                .init(
+                    code: .renameTable, safety: .safe, subject: new.name,
+                    message: "table \(old.name) is renamed \(new.name)"))
         }
         planColumns(old, new, oldIDs, newIDs, newNames, &changes)
         let leaving = Self.planDroppedColumns(old, new, oldIDs, plan, &changes)
@@ -32,13 +36,16 @@ extension MigrationPlanner {
         guard !changes.steps.isEmpty else { return }
         plan.steps += changes.steps
         plan.tables.append(
-            .alter(old: old, new: new, sources: changes.sources, rebuild: changes.rebuild, keptEntityIDs: changes.keptEntities))
+            .alter(
+                old: old, new: new, sources: changes.sources, rebuild: changes.rebuild,
+                keptEntityIDs: changes.keptEntities))
     }
 
     // MARK: - Columns added and kept
 
     private func planColumns(
-        _ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ newNames: [String: String],
+        _ old: Table, _ new: Table, _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities,
+        _ newNames: [String: String],
         _ changes: inout TableChanges
     ) {
         var oldColumns: [String: Column] = [:]
@@ -62,11 +69,15 @@ extension MigrationPlanner {
             {
                 changes.rebuild = true
                 changes.steps.append(
-                    .init(code: .retargetKey, safety: .rewrite, subject: subject, message: "\(subject) now points at \(newKey.referencedTable), where its rows moved"))
+                    .init(
+                        code: .retargetKey, safety: .rewrite, subject: subject,
+                        message: "\(subject) now points at \(newKey.referencedTable), where its rows moved"))
             }
             if previous.name != column.name {
                 changes.steps.append(
-                    .init(code: .renameColumn, safety: .safe, subject: subject, message: "column \(old.name).\(previous.name) is renamed \(column.name)"))
+                    .init(
+                        code: .renameColumn, safety: .safe, subject: subject,
+                        message: "column \(old.name).\(previous.name) is renamed \(column.name)"))
             }
             Self.planValueChanges(column, previous, subject, old, &changes)
         }
@@ -84,22 +95,29 @@ extension MigrationPlanner {
             return false
         }
         if (column.isNullable && !requiredForSome) || column.defaultValue != nil {
-            changes.steps.append(.init(code: .addColumn, safety: .safe, subject: subject, message: "new column \(subject)"))
+            changes.steps.append(
+                .init(code: .addColumn, safety: .safe, subject: subject, message: "new column \(subject)"))
         } else if let text = column.source.flatMap({ defaults[$0] }) {
             if let value = Self.value(text, for: column.type) {
                 changes.rebuild = true
                 changes.sources[column.name] = .value(value)
                 changes.steps.append(
-                    .init(code: .addRequiredColumn, safety: .safe, subject: subject, message: "new required column \(subject), filled with \(text)"))
+                    .init(
+                        code: .addRequiredColumn, safety: .safe, subject: subject,
+                        message: "new required column \(subject), filled with \(text)"))
             } else {
                 changes.steps.append(
-                    .init(code: .invalidDefault, safety: .needsInput, subject: subject, message: "'\(text)' is not a \(column.type.rawValue) value for \(subject)"))
+                    .init(
+                        code: .invalidDefault, safety: .needsInput, subject: subject,
+                        message: "'\(text)' is not a \(column.type.rawValue) value for \(subject)"))
             }
         } else {
             changes.steps.append(
                 .init(
                     code: .addRequiredColumn, safety: .needsInput, subject: subject,
-                    message: "new required column \(subject) has no default: give one with --default \(column.source ?? subject)=VALUE"))
+                    message:
+                        "new required column \(subject) has no default: give one with --default \(column.source ?? subject)=VALUE"
+                ))
         }
     }
 
@@ -118,18 +136,24 @@ extension MigrationPlanner {
         changes.sources[column.name] = .nothing
         if column.isNullable {
             changes.steps.append(
-                .init(code: .changeDestination, safety: .lossy, subject: subject, message: "\(subject) now points at \(newKey.referencedTable); its values are dropped"))
+                .init(
+                    code: .changeDestination, safety: .lossy, subject: subject,
+                    message: "\(subject) now points at \(newKey.referencedTable); its values are dropped"))
         } else {
             changes.steps.append(
                 .init(
                     code: .changeDestination, safety: .refused, subject: subject,
-                    message: "\(subject) is required and now points at \(newKey.referencedTable): its values cannot be kept"))
+                    message:
+                        "\(subject) is required and now points at \(newKey.referencedTable): its values cannot be kept")
+            )
         }
         return true
     }
 
     /// A kept column's type, optionality and default.
-    private static func planValueChanges(_ column: Column, _ previous: Column, _ subject: String, _ old: Table, _ changes: inout TableChanges) {
+    private static func planValueChanges(
+        _ column: Column, _ previous: Column, _ subject: String, _ old: Table, _ changes: inout TableChanges
+    ) {
         if previous.type != column.type {
             changes.rebuild = true
             if let conversion = TypeConversion.make(previous.type, column.type) {
@@ -137,9 +161,11 @@ extension MigrationPlanner {
                     .init(
                         code: conversion.code, safety: conversion.safety, subject: subject,
                         message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue)"
-                            + (conversion.checksValues ? "; a value that does not convert exactly stops the migration" : ""),
+                            + (conversion.checksValues
+                                ? "; a value that does not convert exactly stops the migration" : ""),
                         preflight: conversion.checksValues
-                            ? .inexactValues(table: old.name, column: previous.name, from: previous.type, to: column.type) : nil))
+                            ? .inexactValues(
+                                table: old.name, column: previous.name, from: previous.type, to: column.type) : nil))
                 changes.sources[column.name] = .converted(previous.name)
                 // Values converted exactly already fit the new column's width check.
                 if conversion.safety == .rewrite && [.widenType, .convertType].contains(conversion.code) {
@@ -149,14 +175,19 @@ extension MigrationPlanner {
                 changes.steps.append(
                     .init(
                         code: .unsupportedTypeChange, safety: .refused, subject: subject,
-                        message: "\(subject): \(previous.type.rawValue) → \(column.type.rawValue) is not migrated automatically yet"))
+                        message:
+                            "\(subject): \(previous.type.rawValue) → \(column.type.rawValue) is not migrated automatically yet"
+                    ))
             }
         }
         if previous.isNullable && !column.isNullable {
             changes.rebuild = true
             if let value = column.defaultValue {
                 changes.sources[column.name] = .coalesced(previous.name, value)
-                changes.steps.append(.init(code: .makeRequired, safety: .rewrite, subject: subject, message: "\(subject) becomes required; NULLs take its default"))
+                changes.steps.append(
+                    .init(
+                        code: .makeRequired, safety: .rewrite, subject: subject,
+                        message: "\(subject) becomes required; NULLs take its default"))
             } else {
                 changes.steps.append(
                     .init(
@@ -166,11 +197,14 @@ extension MigrationPlanner {
             }
         } else if !previous.isNullable && column.isNullable {
             changes.rebuild = true
-            changes.steps.append(.init(code: .makeOptional, safety: .rewrite, subject: subject, message: "\(subject) becomes optional"))
+            changes.steps.append(
+                .init(code: .makeOptional, safety: .rewrite, subject: subject, message: "\(subject) becomes optional"))
         }
         if previous.defaultValue != column.defaultValue {
             changes.rebuild = true
-            changes.steps.append(.init(code: .changeDefault, safety: .rewrite, subject: subject, message: "\(subject) gets a new default"))
+            changes.steps.append(
+                .init(
+                    code: .changeDefault, safety: .rewrite, subject: subject, message: "\(subject) gets a new default"))
         }
     }
 }

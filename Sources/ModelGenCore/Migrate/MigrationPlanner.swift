@@ -8,7 +8,9 @@ public struct MigrationPlanner: Sendable {
         self.defaults = defaults
     }
 
-    public func plan(from old: ObjectModel, _ oldSchema: RelationalSchema, to new: ObjectModel, _ newSchema: RelationalSchema)
+    public func plan(
+        from old: ObjectModel, _ oldSchema: RelationalSchema, to new: ObjectModel, _ newSchema: RelationalSchema
+    )
         -> MigrationPlan
     {
         let oldIDs = SchemaIdentities(model: old, schema: oldSchema)
@@ -16,7 +18,9 @@ public struct MigrationPlanner: Sendable {
         var plan = MigrationPlan(oldSchema: oldSchema, newSchema: newSchema, steps: [], tables: [])
         planHierarchies(oldIDs, &newIDs, &plan)
         var oldByIdentity: [String: Table] = [:]
-        for table in oldSchema.tables where table.kind != .metadata { oldByIdentity[oldIDs.tables[table.name]!] = table }
+        for table in oldSchema.tables where table.kind != .metadata {
+            oldByIdentity[oldIDs.tables[table.name]!] = table
+        }
         // Where each old table's rows are in the new schema, by name (keys name the table).
         var newNames: [String: String] = [:]
         for table in newSchema.tables where table.kind != .metadata {
@@ -29,15 +33,19 @@ public struct MigrationPlanner: Sendable {
                 matched.insert(identity)
                 planTable(previous, table, oldIDs, newIDs, newNames, &plan)
             } else if let copy = plan.rowCopies.first(where: { $0.to == table.name }) {
-                let moved = oldIDs.mappings(copy.from).filter { copy.entities[Int64($0.entityID)] != nil }.map(\.entity).sorted()
+                let moved = oldIDs.mappings(copy.from).filter { copy.entities[Int64($0.entityID)] != nil }.map(\.entity)
+                    .sorted()
                 plan.steps.append(
                     .init(
                         code: .moveRows, safety: .rewrite, subject: table.name,
-                        message: "the rows of \(moved.joined(separator: ", ")) move from \(copy.from) into the new table \(table.name), keeping their keys"))
+                        message:
+                            "the rows of \(moved.joined(separator: ", ")) move from \(copy.from) into the new table \(table.name), keeping their keys"
+                    ))
                 plan.tables.append(.create(table))
             } else {
                 let code: MigrationPlan.Step.Code = table.kind == .join ? .addRelationship : .addEntity
-                plan.steps.append(.init(code: code, safety: .safe, subject: table.name, message: "new table \(table.name)"))
+                plan.steps.append(
+                    .init(code: code, safety: .safe, subject: table.name, message: "new table \(table.name)"))
                 plan.tables.append(.create(table))
             }
         }
@@ -50,9 +58,14 @@ public struct MigrationPlanner: Sendable {
             }.map(\.entity).sorted()
             if !copies.isEmpty && lost.isEmpty {
                 plan.steps.append(
-                    .init(code: .splitHierarchy, safety: .rewrite, subject: table.name, message: "table \(table.name) is dropped once its rows have moved"))
+                    .init(
+                        code: .splitHierarchy, safety: .rewrite, subject: table.name,
+                        message: "table \(table.name) is dropped once its rows have moved"))
             } else {
-                var message = copies.isEmpty ? "table \(table.name) and its rows are dropped" : "table \(table.name) and the rows of \(lost.joined(separator: ", ")) are dropped"
+                var message =
+                    copies.isEmpty
+                    ? "table \(table.name) and its rows are dropped"
+                    : "table \(table.name) and the rows of \(lost.joined(separator: ", ")) are dropped"
                 if let hint = Self.renameHint(dropped: table, plan, oldIDs, newIDs) { message += "; " + hint }
                 plan.steps.append(.init(code: code, safety: .lossy, subject: table.name, message: message))
             }
@@ -66,7 +79,8 @@ public struct MigrationPlanner: Sendable {
     /// Whether SQLite can add `column` to `table` in place (`ALTER TABLE … ADD COLUMN`): it takes
     /// NULL or a default, and is in no primary key or compound key.
     static func addableInPlace(_ column: Column, _ table: Table) -> Bool {
-        (column.isNullable || column.defaultValue != nil) && column.role != .primaryKey && !table.primaryKey.contains(column.name)
+        (column.isNullable || column.defaultValue != nil) && column.role != .primaryKey
+            && !table.primaryKey.contains(column.name)
             && !table.foreignKeys.contains { $0.columns.count > 1 && $0.columns.contains(column.name) }
     }
 

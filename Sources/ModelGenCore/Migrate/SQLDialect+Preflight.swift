@@ -10,7 +10,9 @@ extension SQLDialect {
             return "SELECT count(*) FROM \(SQLNaming.quoted(table)) WHERE \(quoted) IS NOT NULL AND "
                 + rules.inexactValues(quoted, from: from, to: to)
         case .keysInto(let table, let column, let source, let entityIDs):
-            let rows = "SELECT \"_pk\" FROM \(SQLNaming.quoted(source)) WHERE \"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")"
+            let rows =
+                "SELECT \"_pk\" FROM \(SQLNaming.quoted(source)) WHERE \"_entity\" IN ("
+                + entityIDs.map(String.init).joined(separator: ", ") + ")"
             return "SELECT count(*) FROM \(SQLNaming.quoted(table)) WHERE \(SQLNaming.quoted(column)) IN (\(rows))"
         case .duplicates(let table, let values, let entityIDs):
             return duplicatesQuery(table, values, entityIDs)
@@ -19,7 +21,9 @@ extension SQLDialect {
         }
     }
 
-    private func duplicatesQuery(_ table: String, _ values: [MigrationPlan.Preflight.IndexValue], _ entityIDs: [Int64]?) -> String {
+    private func duplicatesQuery(_ table: String, _ values: [MigrationPlan.Preflight.IndexValue], _ entityIDs: [Int64]?)
+        -> String
+    {
         let columns = values.map { value in
             switch value {
             case .column(let name): SQLNaming.quoted(name)
@@ -32,7 +36,8 @@ extension SQLDialect {
             if entityIDs.isEmpty { return "SELECT 0" }  // no stored rows of those entities
             filter.append("\"_entity\" IN (" + entityIDs.map(String.init).joined(separator: ", ") + ")")
         }
-        return "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(table)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
+        return
+            "SELECT count(*) FROM (SELECT 1 FROM \(SQLNaming.quoted(table)) WHERE \(filter.joined(separator: " AND ")) GROUP BY "
             + columns.joined(separator: ", ") + " HAVING count(*) > 1) AS \"duplicates\""
     }
 }

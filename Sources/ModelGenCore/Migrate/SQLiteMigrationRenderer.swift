@@ -19,14 +19,19 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
         var statements = ["PRAGMA foreign_keys = OFF", "PRAGMA legacy_alter_table = ON", "BEGIN IMMEDIATE"]
         let preflights = plan.steps.filter { $0.preflight != nil }
         statements.append(
-            #"CREATE TEMP TABLE "_modelgen_preflight" ("step" TEXT NOT NULL, "failures" INTEGER NOT NULL CHECK ("failures" = 0))"#)
-        let checks = preflights.map { ("\($0.code) \($0.subject): \($0.message)", SQLDialect.sqlite.preflightQuery($0.preflight!)) }
+            #"CREATE TEMP TABLE "_modelgen_preflight" ("step" TEXT NOT NULL, "failures" INTEGER NOT NULL CHECK ("failures" = 0))"#
+        )
+        let checks =
+            preflights.map {
+                ("\($0.code) \($0.subject): \($0.message)", SQLDialect.sqlite.preflightQuery($0.preflight!))
+            }
             + [(Self.foreignKeyStep, "")]
         for (index, check) in checks.enumerated() {
             statements.append(Self.stopTrigger(index, step: check.0))
         }
         for (step, query) in checks.dropLast() {
-            statements.append(#"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal(step) + ", (\(query)))")
+            statements.append(
+                #"INSERT INTO temp."_modelgen_preflight" VALUES ("# + SQLNaming.literal(step) + ", (\(query)))")
         }
         // Rows moving to another table wait in temporary tables while the tables change.
         statements += plan.rowCopies.map(\.setAside)
@@ -44,7 +49,8 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
         // them (the rebuild below renames its old tables aside with it on, so keys stay put).
         for case .alter(let old, let new, _, _, _) in plan.tables where old.name != new.name {
             statements += [
-                "PRAGMA legacy_alter_table = OFF", "ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(SQLNaming.quoted(new.name))",
+                "PRAGMA legacy_alter_table = OFF",
+                "ALTER TABLE \(SQLNaming.quoted(old.name)) RENAME TO \(SQLNaming.quoted(new.name))",
                 "PRAGMA legacy_alter_table = ON",
             ]
         }
@@ -55,13 +61,15 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
                 for column in new.columns {
                     if case .column(let previous) = sources[column.name], previous != column.name {
                         statements.append(
-                            "ALTER TABLE \(SQLNaming.quoted(new.name)) RENAME COLUMN \(SQLNaming.quoted(previous)) TO \(SQLNaming.quoted(column.name))")
+                            "ALTER TABLE \(SQLNaming.quoted(new.name)) RENAME COLUMN \(SQLNaming.quoted(previous)) TO \(SQLNaming.quoted(column.name))"
+                        )
                     }
                 }
                 // Columns dropped and added in place (the planner rebuilds when SQLite cannot).
                 let keptColumns = Set(sources.values.compactMap(\.oldName))
                 for column in old.columns where !keptColumns.contains(column.name) {
-                    statements.append("ALTER TABLE \(SQLNaming.quoted(new.name)) DROP COLUMN \(SQLNaming.quoted(column.name))")
+                    statements.append(
+                        "ALTER TABLE \(SQLNaming.quoted(new.name)) DROP COLUMN \(SQLNaming.quoted(column.name))")
                 }
                 for column in new.columns where sources[column.name] == .nothing {
                     statements.append(emitter.addColumn(column, to: new))
@@ -81,12 +89,16 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
                 case .column(let name): expression = SQLNaming.quoted(name)
                 case .converted(let name):
                     let from = old.column(named: name)?.type ?? column.type
-                    expression = TypeConversion.expression(SQLNaming.quoted(name), from: from, to: column.type, dialect: .sqlite)
-                case .coalesced(let name, let value): expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
+                    expression = TypeConversion.expression(
+                        SQLNaming.quoted(name), from: from, to: column.type, dialect: .sqlite)
+                case .coalesced(let name, let value):
+                    expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
                 case .value(let value): expression = SQLDialect.sqlite.literal(value)
                 case .renumbered(let name, let numbers):
                     let quoted = SQLNaming.quoted(name)
-                    expression = "CASE \(quoted)" + numbers.keys.sorted().map { " WHEN \($0) THEN \(numbers[$0]!)" }.joined() + " ELSE \(quoted) END"
+                    expression =
+                        "CASE \(quoted)" + numbers.keys.sorted().map { " WHEN \($0) THEN \(numbers[$0]!)" }.joined()
+                        + " ELSE \(quoted) END"
                 case .nothing: continue
                 }
                 targets.append(SQLNaming.quoted(column.name))
@@ -95,9 +107,14 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
             if !targets.isEmpty {
                 statements.append(
                     "INSERT INTO \(SQLNaming.quoted(new.name)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(aside)"
-                        + (kept.map { " WHERE \"_entity\" IN (" + $0.map(String.init).joined(separator: ", ") + ")" } ?? ""))
+                        + (kept.map { " WHERE \"_entity\" IN (" + $0.map(String.init).joined(separator: ", ") + ")" }
+                            ?? ""))
             }
-            if linkSources.contains(old.name) { keptAside.append(old.name) } else { statements.append("DROP TABLE \(aside)") }
+            if linkSources.contains(old.name) {
+                keptAside.append(old.name)
+            } else {
+                statements.append("DROP TABLE \(aside)")
+            }
         }
         for case .create(let table) in plan.tables {
             created.insert(table.name)
@@ -106,7 +123,9 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
         }
         for copy in plan.rowCopies { statements += [copy.copy, "DROP TABLE \(copy.holding)"] }
         for copy in plan.linkCopies {
-            let from = keptAside.contains(copy.table) ? SQLNaming.quoted("_modelgen_old_" + copy.table) : SQLNaming.quoted(copy.table)
+            let from =
+                keptAside.contains(copy.table)
+                ? SQLNaming.quoted("_modelgen_old_" + copy.table) : SQLNaming.quoted(copy.table)
             statements.append(copy.statement(from: from))
         }
         statements += laterDrops
@@ -119,7 +138,8 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
             if table == nil { continue }  // dropped with its table
             statements.append("DROP INDEX \(SQLNaming.quoted(index.name))")
         }
-        let changed = Set(plan.steps.filter { $0.code == .addIndex || $0.code == .addUniquenessConstraint }.map(\.subject))
+        let changed = Set(
+            plan.steps.filter { $0.code == .addIndex || $0.code == .addUniquenessConstraint }.map(\.subject))
         for index in plan.newSchema.indexes
         where rebuilt.contains(index.table) || created.contains(index.table) || changed.contains(index.name) {
             statements.append(emitter.createIndex(index).withoutTerminator)
@@ -150,7 +170,9 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
         var text = "-- Migration generated by modelgen \(ModelGenVersion.current). Dialect: SQLite.\n"
         text += "-- From \(plan.oldSchema.versionName?.commentSafe ?? plan.oldSchema.modelName.commentSafe) to "
         text += "\(plan.newSchema.versionName?.commentSafe ?? plan.newSchema.modelName.commentSafe).\n"
-        for step in plan.steps { text += "-- [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message.commentSafe)\n" }
+        for step in plan.steps {
+            text += "-- [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message.commentSafe)\n"
+        }
         return text + "\n" + statements(plan).map { $0 + ";\n" }.joined()
     }
 

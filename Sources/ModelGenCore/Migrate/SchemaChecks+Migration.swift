@@ -23,8 +23,10 @@ extension Check.Condition {
     func renamingColumn(_ rename: (String) -> String) -> Check.Condition {
         switch self {
         case .oneOf(let column, let values): .oneOf(column: rename(column), values: values)
-        case .range(let column, let minimum, let maximum): .range(column: rename(column), minimum: minimum, maximum: maximum)
-        case .length(let column, let minimum, let maximum): .length(column: rename(column), minimum: minimum, maximum: maximum)
+        case .range(let column, let minimum, let maximum):
+            .range(column: rename(column), minimum: minimum, maximum: maximum)
+        case .length(let column, let minimum, let maximum):
+            .length(column: rename(column), minimum: minimum, maximum: maximum)
         case .integerWidth(let column, let type): .integerWidth(column: rename(column), type: type)
         case .requiredFor(let column, let entityIDs): .requiredFor(column: rename(column), entityIDs: entityIDs)
         case .matches(let column, let pattern): .matches(column: rename(column), pattern: pattern)
@@ -40,7 +42,8 @@ extension Check.Condition {
     func renumberingEntities(_ numbers: [Int64: Int64]) -> Check.Condition {
         switch self {
         case .oneOf("_entity", let values): .oneOf(column: "_entity", values: values.map { numbers[$0] ?? $0 }.sorted())
-        case .requiredFor(let column, let entityIDs): .requiredFor(column: column, entityIDs: entityIDs.map { numbers[$0] ?? $0 }.sorted())
+        case .requiredFor(let column, let entityIDs):
+            .requiredFor(column: column, entityIDs: entityIDs.map { numbers[$0] ?? $0 }.sorted())
         default: self
         }
     }

@@ -14,7 +14,9 @@ struct SchemaIdentities {
     init(model: ObjectModel, schema: RelationalSchema) {
         for entity in model.entities {
             entities[entity.name] = entity.elementID ?? entity.name
-            for attribute in entity.attributes { properties[entity.name + "." + attribute.name] = attribute.elementID ?? attribute.name }
+            for attribute in entity.attributes {
+                properties[entity.name + "." + attribute.name] = attribute.elementID ?? attribute.name
+            }
             for relationship in entity.relationships {
                 properties[entity.name + "." + relationship.name] = relationship.elementID ?? relationship.name
                 if let inverse = relationship.inverseName, let inverseEntity = relationship.inverseEntityName {
@@ -30,7 +32,8 @@ struct SchemaIdentities {
                 let owner = schema.entities.first { $0.table == table.name && roots.contains($0.entity) }
                 tables[table.name] = "entity:" + (owner.map { entities[$0.entity] ?? $0.entity } ?? table.name)
             case .join:
-                tables[table.name] = "join:" + table.columns.compactMap(\.source).map(sourceIdentity).sorted().joined(separator: "+")
+                tables[table.name] =
+                    "join:" + table.columns.compactMap(\.source).map(sourceIdentity).sorted().joined(separator: "+")
             case .metadata:
                 tables[table.name] = "metadata"
             }

@@ -20,26 +20,36 @@ public struct StoreMigration: Sendable, Equatable {
 
     /// The migration from `old` to `new`, automatic only when the plan's steps all are.
     public static func make(
-        version: String, from old: ObjectModel, _ oldSchema: RelationalSchema, to new: ObjectModel, _ newSchema: RelationalSchema
+        version: String, from old: ObjectModel, _ oldSchema: RelationalSchema, to new: ObjectModel,
+        _ newSchema: RelationalSchema
     ) -> StoreMigration {
         let plan = MigrationPlanner().plan(from: old, oldSchema, to: new, newSchema)
-        let blocking = plan.steps.filter { $0.safety > .rewrite }.map { "\($0.safety.rawValue) \($0.code) \($0.subject)" }
+        let blocking = plan.steps.filter { $0.safety > .rewrite }.map {
+            "\($0.safety.rawValue) \($0.code) \($0.subject)"
+        }
         // Only data loss, which the app may accept; not steps whose data decides or that need input.
         let onlyLossy = !blocking.isEmpty && plan.steps.allSatisfy { $0.safety <= .rewrite || $0.safety == .lossy }
         let rendered = blocking.isEmpty || onlyLossy ? SQLDialect.sqlite.migrationRenderer.statements(plan) : nil
-        let renderedPostgres = blocking.isEmpty || onlyLossy ? SQLDialect.postgres.migrationRenderer.statements(plan) : nil
+        let renderedPostgres =
+            blocking.isEmpty || onlyLossy ? SQLDialect.postgres.migrationRenderer.statements(plan) : nil
         return StoreMigration(
-            version: version, fromHash: SchemaSnapshot.make(oldSchema).hash, statements: blocking.isEmpty ? rendered : nil,
+            version: version, fromHash: SchemaSnapshot.make(oldSchema).hash,
+            statements: blocking.isEmpty ? rendered : nil,
             blockingSteps: blocking, lossyStatements: onlyLossy ? rendered : nil,
-            postgresStatements: blocking.isEmpty ? renderedPostgres : nil, postgresLossyStatements: onlyLossy ? renderedPostgres : nil)
+            postgresStatements: blocking.isEmpty ? renderedPostgres : nil,
+            postgresLossyStatements: onlyLossy ? renderedPostgres : nil)
     }
 
     /// The migrations from every other version of the bundle at `bundle` to `model`, in version
     /// order (versions that do not load or lower cleanly, or have the same schema, are left out:
     /// the runtime refuses stores of versions it has no migration for).
-    public static func all(to model: ObjectModel, _ schema: RelationalSchema, bundle: String, configuration: String?) -> [StoreMigration] {
+    public static func all(to model: ObjectModel, _ schema: RelationalSchema, bundle: String, configuration: String?)
+        -> [StoreMigration]
+    {
         let loader = ModelLoader()
-        guard let source = loader.source(at: bundle, diagnostics: DiagnosticEngine()), source.versions.count > 1 else { return [] }
+        guard let source = loader.source(at: bundle, diagnostics: DiagnosticEngine()), source.versions.count > 1 else {
+            return []
+        }
         // `model` is one of the versions, already loaded: only the others are read.
         let others = source.versions.filter { $0.name != model.versionName }
         guard !others.isEmpty else { return [] }
@@ -48,7 +58,8 @@ public struct StoreMigration: Sendable, Equatable {
         for version in others.sorted(by: { $0.name.compare($1.name, options: .numeric) == .orderedAscending }) {
             let engine = DiagnosticEngine()
             guard let old = loader.load(version, of: source, diagnostics: DiagnosticEngine()),
-                let oldSchema = SchemaLowering().lower(old, configuration: configuration, diagnostics: engine), !engine.hasErrors,
+                let oldSchema = SchemaLowering().lower(old, configuration: configuration, diagnostics: engine),
+                !engine.hasErrors,
                 SchemaSnapshot.make(oldSchema).hash != newHash
             else { continue }
             migrations.append(make(version: version.name, from: old, oldSchema, to: model, schema))

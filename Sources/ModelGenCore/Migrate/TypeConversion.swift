@@ -36,7 +36,8 @@ struct TypeConversion {
             return .init(code: .narrowInteger, safety: .dataDependent)
         case (.real, .real):
             return .init(code: from == .float ? .widenType : .narrowReal, safety: .rewrite)
-        case (.integer, .real), (.integer, .decimal), (.real, .decimal), (.decimal, .real), (.boolean, .integer), (.date, .real), (.real, .date):
+        case (.integer, .real), (.integer, .decimal), (.real, .decimal), (.decimal, .real), (.boolean, .integer),
+            (.date, .real), (.real, .date):
             return .init(code: .convertType, safety: .rewrite)
         case (.integer, .text), (.real, .text), (.decimal, .text):
             return .init(code: .numberToText, safety: .rewrite)

@@ -1,4 +1,5 @@
 import Mustache
+
 /// How model names become SQL identifiers.
 public enum SQLNaming {
     /// The longest identifier both dialects keep intact (PostgreSQL truncates past 63 bytes).
@@ -67,7 +68,8 @@ public enum SQLNaming {
 
     /// A double-quoted identifier (`"` doubled), safe for any name in both dialects.
     public static func quoted(_ identifier: String) -> String {
-        identifier.containsByte(UInt8(ascii: "\"")) ? "\"" + identifier.replacing("\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
+        identifier.containsByte(UInt8(ascii: "\""))
+            ? "\"" + identifier.replacing("\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
     }
 
     /// A single-quoted string literal (`'` doubled).

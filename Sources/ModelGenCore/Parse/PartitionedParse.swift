@@ -14,10 +14,15 @@ enum PartitionedParse {
     /// Files smaller than this are parsed as one: a part should take milliseconds.
     static let minimumPartSize = 256 * 1024
 
-    /// The syntax and the parser's findings, or `nil` when the file must be parsed as one.
-    /// - Parameter parts: how many parts to cut the file into at most.
+    /// Parses `source` in parts on several cores.
+    /// - Parameters:
+    ///   - source: the model file.
+    ///   - parts: how many parts to cut the file into at most.
+    /// - Returns: the syntax and the parser's findings, or `nil` when the file must be parsed as one.
     static func parse(_ source: SourceFile, parts: Int) -> (ModelSyntax, [Diagnostic])? {
-        guard parts > 1, SecureXMLReader.isParseable(source), let tagEnd = modelTagEnd(in: source.bytes) else { return nil }
+        guard parts > 1, SecureXMLReader.isParseable(source), let tagEnd = modelTagEnd(in: source.bytes) else {
+            return nil
+        }
         let cuts = cuts(in: source.bytes, after: tagEnd, parts: parts)
         guard !cuts.isEmpty else { return nil }
         let cutLines = cuts.map { source.line(startingAt: $0)! }
@@ -88,7 +93,8 @@ enum PartitionedParse {
         else { return nil }
         // The end of the tag: the first `>` outside a quoted attribute value (not `/>`: a
         // model with nothing in it has nothing to cut).
-        guard let end = bytes.firstOutsideQuotes(from: index + needle.count, where: { $0 == 0x3E }), bytes[end - 1] != 0x2F
+        guard let end = bytes.firstOutsideQuotes(from: index + needle.count, where: { $0 == 0x3E }),
+            bytes[end - 1] != 0x2F
         else { return nil }
         return end + 1
     }
@@ -105,7 +111,9 @@ enum PartitionedParse {
                 index = hit + needle.count
                 guard index < bytes.count, isTagNameEnd(bytes[index]) else { continue }
                 var lineStart = hit
-                while lineStart > tagEnd, bytes[lineStart - 1] == 0x20 || bytes[lineStart - 1] == 0x09 { lineStart -= 1 }
+                while lineStart > tagEnd, bytes[lineStart - 1] == 0x20 || bytes[lineStart - 1] == 0x09 {
+                    lineStart -= 1
+                }
                 guard lineStart > tagEnd, bytes[lineStart - 1] == 0x0A else { continue }
                 cuts.append(lineStart)
                 break

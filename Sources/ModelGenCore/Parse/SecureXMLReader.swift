@@ -32,8 +32,12 @@ struct SecureXMLReader {
 
     /// Parses `source`; on failure reports a located diagnostic and returns `nil`.
     /// The caller owns the returned document and frees it with `xmlFreeDoc`.
-    /// - Parameter allowsExternalDoctype: accept a `<!DOCTYPE name PUBLIC "…" "…">` without an
-    ///   internal subset (property lists carry one); it is never loaded.
+    /// - Parameters:
+    ///   - source: the file's bytes and path.
+    ///   - allowsExternalDoctype: accept a `<!DOCTYPE name PUBLIC "…" "…">` without an internal
+    ///     subset (property lists carry one); it is never loaded.
+    ///   - diagnostics: where a failure is reported.
+    /// - Returns: the document, or `nil` when the file is refused or not well-formed.
     static func read(
         _ source: SourceFile, allowsExternalDoctype: Bool = false, diagnostics: DiagnosticEngine
     ) -> xmlDocPtr? {
@@ -187,7 +191,8 @@ struct LibXML2Error {
     var column: Int
 
     init(_ error: xmlError) {
-        message = (error.message.map { String(cString: $0) } ?? "the document is not well-formed").trimmingTrailingWhitespace()
+        message = (error.message.map { String(cString: $0) } ?? "the document is not well-formed")
+            .trimmingTrailingWhitespace()
         line = error.line > 0 ? Int(error.line) : 1
         column = error.int2 > 0 ? Int(error.int2) : 1
     }

@@ -105,7 +105,8 @@ final class SyntaxBuilder: SAXHandler {
     // MARK: - Reporting
 
     func unknownAttribute(_ name: String, of element: String, line: Int) {
-        diagnostics.report(ModelParser.unknownAttribute(name, element), at: source.location(line: line, attribute: name))
+        diagnostics.report(
+            ModelParser.unknownAttribute(name, element), at: source.location(line: line, attribute: name))
     }
 
     func unknownElement(_ name: String, in parent: String, line: Int) -> Frame {

@@ -37,7 +37,9 @@ public struct GeneratePipeline: Sendable {
     ///   - diagnostics: where the model's errors and warnings go.
     /// - Returns: the files to write, or `nil` when the model has errors.
     /// - Throws: `SwiftGenerationError` when a replacement template does not compile.
-    public func run(path: String, version: String? = nil, diagnostics: DiagnosticEngine) throws(SwiftGenerationError) -> [GeneratedFile]? {
+    public func run(path: String, version: String? = nil, diagnostics: DiagnosticEngine) throws(SwiftGenerationError)
+        -> [GeneratedFile]?
+    {
         guard let model = ModelLoader().load(path: path, version: version, diagnostics: diagnostics) else { return nil }
         return try run(model: model, bundle: path, diagnostics: diagnostics)
     }
@@ -50,11 +52,14 @@ public struct GeneratePipeline: Sendable {
     ///   - diagnostics: where the model's errors and warnings go.
     /// - Returns: the files to write, or `nil` when the model has errors.
     /// - Throws: `SwiftGenerationError` when a replacement template does not compile.
-    public func run(model: ObjectModel, bundle: String?, diagnostics: DiagnosticEngine) throws(SwiftGenerationError) -> [GeneratedFile]? {
+    public func run(model: ObjectModel, bundle: String?, diagnostics: DiagnosticEngine) throws(SwiftGenerationError)
+        -> [GeneratedFile]?
+    {
         guard let schema = SchemaLowering().lower(model, configuration: configuration, diagnostics: diagnostics),
             !diagnostics.hasErrors
         else { return nil }
-        let migrations = bundle.map { StoreMigration.all(to: model, schema, bundle: $0, configuration: configuration) } ?? []
+        let migrations =
+            bundle.map { StoreMigration.all(to: model, schema, bundle: $0, configuration: configuration) } ?? []
         let generated = try SwiftGenerator(options: options, templates: templates).generateAll(
             model: model, schema: schema, migrations: migrations, includePostgres: includesSQL)
         var files = generated.swiftFiles

@@ -20,7 +20,10 @@ public struct ModelLoader: Sendable {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         let lastComponent = (trimmed as NSString).lastPathComponent
         guard isDirectory.boolValue else {
-            let name = lastComponent == "contents" ? Self.stem(((trimmed as NSString).deletingLastPathComponent as NSString).lastPathComponent) : Self.stem(lastComponent)
+            let name =
+                lastComponent == "contents"
+                ? Self.stem(((trimmed as NSString).deletingLastPathComponent as NSString).lastPathComponent)
+                : Self.stem(lastComponent)
             let version = ModelSource.Version(name: name, contentsPath: path, isLegacyBinary: false)
             return ModelSource(path: path, kind: .contentsFile, name: name, versions: [version], currentVersion: name)
         }
@@ -43,8 +46,12 @@ public struct ModelLoader: Sendable {
             .sorted { NaturalOrder.less($0.name, $1.name) }
         let hasPlist = entries.contains(".xccurrentversion")
         if versions.isEmpty {
-            let message = hasPlist || directory.hasSuffix(".xcdatamodeld") ? ModelSource.noVersions : ModelSource.notAModel(path)
-            diagnostics.report(message, at: hasPlist ? SourceLocation(file: Self.join(directory, ".xccurrentversion"), line: 1, column: 1) : nil)
+            let message =
+                hasPlist || directory.hasSuffix(".xcdatamodeld") ? ModelSource.noVersions : ModelSource.notAModel(path)
+            diagnostics.report(
+                message,
+                at: hasPlist ? SourceLocation(file: Self.join(directory, ".xccurrentversion"), line: 1, column: 1) : nil
+            )
             return nil
         }
         var current: String?
@@ -55,7 +62,9 @@ public struct ModelLoader: Sendable {
                 if versions.contains(where: { $0.name == bare }) {
                     current = bare
                 } else {
-                    diagnostics.report(ModelSource.unknownCurrentVersion(bare), at: SourceLocation(file: plistPath, line: 1, column: 1))
+                    diagnostics.report(
+                        ModelSource.unknownCurrentVersion(bare), at: SourceLocation(file: plistPath, line: 1, column: 1)
+                    )
                     return nil
                 }
             }
@@ -73,7 +82,8 @@ public struct ModelLoader: Sendable {
     private func versionFolder(_ folder: String, name: String) -> ModelSource.Version {
         let contents = Self.join(folder, "contents")
         let fileManager = FileManager.default
-        let isLegacy = !fileManager.fileExists(atPath: contents) && fileManager.fileExists(atPath: Self.join(folder, "elements"))
+        let isLegacy =
+            !fileManager.fileExists(atPath: contents) && fileManager.fileExists(atPath: Self.join(folder, "elements"))
         return ModelSource.Version(name: name, contentsPath: contents, isLegacyBinary: isLegacy)
     }
 
@@ -102,7 +112,8 @@ public struct ModelLoader: Sendable {
         } catch ModelGenError.unreadableFile(_, let reason) where reason == Self.missingReason {
             diagnostics.report(ModelSource.missingContents(version.name), at: nil)
         } catch ModelGenError.unreadableFile(_, let reason) where reason == Self.tooLargeReason {
-            diagnostics.report(SecureXMLReader.tooLarge, at: SourceLocation(file: version.contentsPath, line: 1, column: 1))
+            diagnostics.report(
+                SecureXMLReader.tooLarge, at: SourceLocation(file: version.contentsPath, line: 1, column: 1))
         } catch {
             diagnostics.report(DiagnosticMessage("unreadable-input", .error, "\(error)"), at: nil)
         }
@@ -123,7 +134,10 @@ public struct ModelLoader: Sendable {
         if let current = source.currentVersion, let version = source.version(named: current) { return version }
         diagnostics.report(
             ModelSource.noCurrentVersion(source.versions.count), at: nil,
-            notes: [Diagnostic.Note("pick one with --model-version: " + source.versions.map { "'\($0.name)'" }.joined(separator: ", "))])
+            notes: [
+                Diagnostic.Note(
+                    "pick one with --model-version: " + source.versions.map { "'\($0.name)'" }.joined(separator: ", "))
+            ])
         return nil
     }
 
@@ -137,7 +151,9 @@ public struct ModelLoader: Sendable {
     }
 
     /// Loads and checks one version of `source`.
-    public func load(_ version: ModelSource.Version, of source: ModelSource, diagnostics: DiagnosticEngine) -> ObjectModel? {
+    public func load(_ version: ModelSource.Version, of source: ModelSource, diagnostics: DiagnosticEngine)
+        -> ObjectModel?
+    {
         guard let file = sourceFile(for: version, diagnostics: diagnostics) else { return nil }
         var model = FrontEnd().run(file, diagnostics: diagnostics)
         model?.modelName = source.name

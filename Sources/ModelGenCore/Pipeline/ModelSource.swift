@@ -49,7 +49,8 @@ extension ModelSource {
     static func noCurrentVersion(_ count: Int) -> DiagnosticMessage {
         DiagnosticMessage(
             "no-current-version", .error,
-            "cannot tell which of the \(count) versions is current: .xccurrentversion is missing or names none, and no version is named like the bundle")
+            "cannot tell which of the \(count) versions is current: .xccurrentversion is missing or names none, and no version is named like the bundle"
+        )
     }
     static func unknownCurrentVersion(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
@@ -61,7 +62,8 @@ extension ModelSource {
     static func legacyBinary(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "legacy-binary-model", .error,
-            "version '\(name)' uses Xcode 3's binary 'elements' format, which is not supported; open and save it in a current Xcode")
+            "version '\(name)' uses Xcode 3's binary 'elements' format, which is not supported; open and save it in a current Xcode"
+        )
     }
     static func missingContents(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage("missing-contents", .error, "version '\(name)' has no contents file")

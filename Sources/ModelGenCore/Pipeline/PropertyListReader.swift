@@ -6,7 +6,9 @@ enum PropertyListReader {
     static let notAPlist = DiagnosticMessage("invalid-property-list", .error, "not an XML property list with a <dict>")
 
     static func dictionary(_ source: SourceFile, diagnostics: DiagnosticEngine) -> [String: String]? {
-        guard let document = SecureXMLReader.read(source, allowsExternalDoctype: true, diagnostics: diagnostics) else { return nil }
+        guard let document = SecureXMLReader.read(source, allowsExternalDoctype: true, diagnostics: diagnostics) else {
+            return nil
+        }
         defer { xmlFreeDoc(document) }
         guard let rootNode = xmlDocGetRootElement(document) else {
             diagnostics.report(notAPlist, at: source.location(line: 1))

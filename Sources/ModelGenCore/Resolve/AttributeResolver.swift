@@ -15,7 +15,8 @@ struct AttributeResolver {
     static func staleDefault(_ value: String, _ type: AttributeType) -> DiagnosticMessage {
         DiagnosticMessage(
             "stale-default-value", .warning,
-            "default '\(value)' of a \(type.rawValue) attribute is a boolean; read as \(value.uppercased() == "YES" ? 1 : 0), as Core Data does")
+            "default '\(value)' of a \(type.rawValue) attribute is a boolean; read as \(value.uppercased() == "YES" ? 1 : 0), as Core Data does"
+        )
     }
     static func invalidDefault(_ value: String, _ type: AttributeType) -> DiagnosticMessage {
         DiagnosticMessage(
@@ -61,7 +62,8 @@ struct AttributeResolver {
             elementID: syntax.elementID ?? syntax.renamingIdentifier,
             versionHashModifier: syntax.versionHashModifier,
             preserveAfterDeletion: values.bool(syntax.preserveAfterDeletion, "preserveAfterDeletion", line: line),
-            spotlightIndexingEnabled: values.bool(syntax.spotlightIndexingEnabled, "spotlightIndexingEnabled", line: line),
+            spotlightIndexingEnabled: values.bool(
+                syntax.spotlightIndexingEnabled, "spotlightIndexingEnabled", line: line),
             storedInTruthFile: values.bool(syntax.storedInTruthFile, "storedInTruthFile", line: line),
             allowsCloudEncryption: values.bool(syntax.allowsCloudEncryption, "allowsCloudEncryption", line: line),
             userInfo: UserInfoResolver.resolve(syntax.userInfo),
@@ -81,7 +83,8 @@ struct AttributeResolver {
         case "Binary Data": return .binary
         case "ObjectID", "Object ID": return .objectID
         default:
-            diagnostics.report(Self.unknownType(text), at: source.location(line: syntax.line, attribute: "attributeType"))
+            diagnostics.report(
+                Self.unknownType(text), at: source.location(line: syntax.line, attribute: "attributeType"))
             return .undefined
         }
     }
@@ -93,7 +96,8 @@ struct AttributeResolver {
         if type == .date, let interval = syntax.defaultDateTimeInterval {
             if let seconds = ValueReader.parseDouble(interval) { return .date(seconds) }
             diagnostics.report(
-                Self.invalidDefault(interval, type), at: source.location(line: line, attribute: "defaultDateTimeInterval"))
+                Self.invalidDefault(interval, type),
+                at: source.location(line: line, attribute: "defaultDateTimeInterval"))
             return nil
         }
         guard let text = syntax.defaultValueString else { return nil }
@@ -175,7 +179,8 @@ struct AttributeResolver {
         if type == .date {
             guard let interval else { return nil }
             if let seconds = ValueReader.parseDouble(interval) { return .date(seconds) }
-            diagnostics.report(Self.invalidBound(interval, type), at: source.location(line: line, attribute: names.interval))
+            diagnostics.report(
+                Self.invalidBound(interval, type), at: source.location(line: line, attribute: names.interval))
             return nil
         }
         guard let text, !text.isEmpty else { return nil }

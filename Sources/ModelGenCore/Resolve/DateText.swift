@@ -19,7 +19,8 @@ enum DateText {
             else { return nil }
             offsetSeconds = (hours * 3600 + minutes * 60) * (zone[0] == 0x2D ? -1 : 1)
         }
-        let days = daysFromCivil(year: date[0], month: date[1], day: date[2]) - daysFromCivil(year: 2001, month: 1, day: 1)
+        let days =
+            daysFromCivil(year: date[0], month: date[1], day: date[2]) - daysFromCivil(year: 2001, month: 1, day: 1)
         return Double(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2] - offsetSeconds)
     }
 

@@ -21,7 +21,8 @@ public struct ModelResolver {
     }
     static func unresolvedParent(_ entity: String, _ parent: String) -> DiagnosticMessage {
         DiagnosticMessage(
-            "unresolved-parent-entity", .error, "entity '\(entity)' names parent entity '\(parent)', which does not exist")
+            "unresolved-parent-entity", .error,
+            "entity '\(entity)' names parent entity '\(parent)', which does not exist")
     }
     static func inheritanceCycle(_ entity: String) -> DiagnosticMessage {
         DiagnosticMessage("inheritance-cycle", .error, "entity '\(entity)' inherits from itself")
@@ -35,7 +36,8 @@ public struct ModelResolver {
             "property '\(name)' of entity '\(entity)' has the same name as a property it inherits from '\(ancestor)'")
     }
     static func unknownCodeGeneration(_ value: String) -> DiagnosticMessage {
-        DiagnosticMessage("unknown-code-generation", .warning, "unknown codeGenerationType '\(value)'; treated as manual")
+        DiagnosticMessage(
+            "unknown-code-generation", .warning, "unknown codeGenerationType '\(value)'; treated as manual")
     }
     static func duplicateFetchRequest(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage("duplicate-fetch-request", .error, "fetch request '\(name)' is declared more than once")
@@ -172,7 +174,8 @@ struct ResolutionContext {
         let attributeResolver = AttributeResolver(values: values)
         let attributes = syntax.attributes.compactMapBorrowing { attribute -> Attribute? in
             guard let attributeName = attribute.name, !attributeName.isEmpty else {
-                diagnostics.report(ModelResolver.missingName("attribute"), at: location(attribute.line, element: "attribute"))
+                diagnostics.report(
+                    ModelResolver.missingName("attribute"), at: location(attribute.line, element: "attribute"))
                 return nil
             }
             return attributeResolver.resolve(attribute, name: attributeName)
@@ -208,7 +211,9 @@ struct ResolutionContext {
             if let first = entityIndex[entity.name] {
                 diagnostics.report(
                     ModelResolver.duplicateEntity(entity.name), at: location(entity.line, attribute: "name"),
-                    notes: [Diagnostic.Note("first declared here", at: location(entities[first].line, attribute: "name"))])
+                    notes: [
+                        Diagnostic.Note("first declared here", at: location(entities[first].line, attribute: "name"))
+                    ])
             } else {
                 entityIndex[entity.name] = index
             }

@@ -6,7 +6,8 @@ extension ResolutionContext {
     }
     static func unresolvedFetchEntity(_ request: String, _ entity: String) -> DiagnosticMessage {
         DiagnosticMessage(
-            "unresolved-fetch-entity", .error, "fetch request '\(request)' names entity '\(entity)', which does not exist")
+            "unresolved-fetch-entity", .error,
+            "fetch request '\(request)' names entity '\(entity)', which does not exist")
     }
     static func missingFetchEntity(_ request: String) -> DiagnosticMessage {
         DiagnosticMessage("missing-fetch-entity", .error, "fetch request '\(request)' names no entity")
@@ -68,11 +69,14 @@ extension ResolutionContext {
             fetchBatchSize: values.count(syntax.fetchBatchSize, "fetchBatchSize", line: line),
             resultType: resultType,
             includeSubentities: values.optionalBool(syntax.includeSubentities, "includeSubentities", line: line),
-            includePropertyValues: values.optionalBool(syntax.includePropertyValues, "includePropertyValues", line: line),
+            includePropertyValues: values.optionalBool(
+                syntax.includePropertyValues, "includePropertyValues", line: line),
             includesPendingChanges: values.optionalBool(
                 syntax.includesPendingChanges, "includesPendingChanges", line: line),
-            returnObjectsAsFaults: values.optionalBool(syntax.returnObjectsAsFaults, "returnObjectsAsFaults", line: line),
-            returnDistinctResults: values.optionalBool(syntax.returnDistinctResults, "returnDistinctResults", line: line),
+            returnObjectsAsFaults: values.optionalBool(
+                syntax.returnObjectsAsFaults, "returnObjectsAsFaults", line: line),
+            returnDistinctResults: values.optionalBool(
+                syntax.returnDistinctResults, "returnDistinctResults", line: line),
             line: line)
     }
 
@@ -81,7 +85,8 @@ extension ResolutionContext {
     func fetchedProperty(_ syntax: FetchedPropertySyntax) -> FetchedProperty? {
         let line = syntax.line
         guard let name = syntax.name, !name.isEmpty else {
-            diagnostics.report(ModelResolver.missingName("fetchedProperty"), at: location(line, element: "fetchedProperty"))
+            diagnostics.report(
+                ModelResolver.missingName("fetchedProperty"), at: location(line, element: "fetchedProperty"))
             return nil
         }
         let placeholder = FetchRequest(

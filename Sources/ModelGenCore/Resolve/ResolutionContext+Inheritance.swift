@@ -130,7 +130,8 @@ extension ResolutionContext {
         let entity = entities[index]
         var table = entity.parent.map { entities[$0].propertyIndex } ?? [:]
         var duplicates: [(name: String, existing: PropertyRef, line: Int)] = []
-        table.reserveCapacity(table.count + entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count)
+        table.reserveCapacity(
+            table.count + entity.attributes.count + entity.relationships.count + entity.fetchedProperties.count)
         func add(_ name: String, _ ref: PropertyRef, line: Int) {
             if let existing = table[name] {
                 duplicates.append((name, existing, line))
@@ -139,10 +140,14 @@ extension ResolutionContext {
             }
         }
         for position in entity.attributes.indices {
-            add(entity.attributes[position].name, .attribute(entity: index, index: position), line: entity.attributes[position].line)
+            add(
+                entity.attributes[position].name, .attribute(entity: index, index: position),
+                line: entity.attributes[position].line)
         }
         for position in entity.relationships.indices {
-            add(entity.relationships[position].name, .relationship(entity: index, index: position), line: entity.relationships[position].line)
+            add(
+                entity.relationships[position].name, .relationship(entity: index, index: position),
+                line: entity.relationships[position].line)
         }
         for position in entity.fetchedProperties.indices {
             add(

@@ -20,14 +20,17 @@ extension ResolutionContext {
     {
         DiagnosticMessage(
             "inverse-entity-mismatch", .warning,
-            "relationship '\(relationship)' names inverse entity '\(inverseEntity)' but its destination is '\(destination)'; the destination is used")
+            "relationship '\(relationship)' names inverse entity '\(inverseEntity)' but its destination is '\(destination)'; the destination is used"
+        )
     }
     static func inverseWithoutName(_ relationship: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "inverse-entity-without-name", .warning,
             "relationship '\(relationship)' names an inverse entity but no inverse relationship; it has no inverse")
     }
-    static func inverseDestinationMismatch(_ relationship: String, _ entity: String, _ inverse: String, _ target: String)
+    static func inverseDestinationMismatch(
+        _ relationship: String, _ entity: String, _ inverse: String, _ target: String
+    )
         -> DiagnosticMessage
     {
         DiagnosticMessage(
@@ -37,7 +40,8 @@ extension ResolutionContext {
     static func inverseNotMutual(_ relationship: String, _ inverse: String, _ theirs: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "inverse-not-mutual", .warning,
-            "relationship '\(relationship)' names '\(inverse)' as its inverse, but the inverse of '\(inverse)' is \(theirs); each keeps its own inverse, as in Core Data")
+            "relationship '\(relationship)' names '\(inverse)' as its inverse, but the inverse of '\(inverse)' is \(theirs); each keeps its own inverse, as in Core Data"
+        )
     }
 
     func relationship(_ syntax: RelationshipSyntax) -> Relationship? {
@@ -118,7 +122,9 @@ extension ResolutionContext {
                 var links: [(entity: Int, position: Int, link: InverseLink)] = []
                 for entity in runs[run] {
                     for position in linker.entities[entity].relationships.indices {
-                        if let link = linker.inverseLink(entity: entity, position: position) { links.append((entity, position, link)) }
+                        if let link = linker.inverseLink(entity: entity, position: position) {
+                            links.append((entity, position, link))
+                        }
                     }
                 }
                 return links
@@ -168,7 +174,8 @@ extension ResolutionContext {
         // The inverse must lead back into this entity's hierarchy: to it, an ancestor or a descendant.
         if let target = inverse.destination, !isRelated(target, entityIndex) {
             report(
-                Self.inverseDestinationMismatch(relationship.name, entities[entityIndex].name, inverseName, entities[target].name),
+                Self.inverseDestinationMismatch(
+                    relationship.name, entities[entityIndex].name, inverseName, entities[target].name),
                 at: location(relationship.line, attribute: "inverseName"))
             return link
         }
@@ -183,9 +190,10 @@ extension ResolutionContext {
         }
         if !pointsBack {
             link.isMutual = false
-            let theirs = inverse.inverseName.map { name in
-                "'\(name)'" + (inverse.destination.map { " of '\(entities[$0].name)'" } ?? "")
-            } ?? "not set"
+            let theirs =
+                inverse.inverseName.map { name in
+                    "'\(name)'" + (inverse.destination.map { " of '\(entities[$0].name)'" } ?? "")
+                } ?? "not set"
             report(
                 Self.inverseNotMutual(relationship.name, inverseName, theirs),
                 at: location(relationship.line, attribute: "inverseName"))

@@ -62,7 +62,9 @@ struct ValueReader {
         for (index, byte) in utf8.enumerated() {
             if [8, 13, 18, 23].contains(index) {
                 if byte != 0x2D { return false }
-            } else if !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)) {
+            } else if !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46)
+                || (byte >= 0x61 && byte <= 0x66))
+            {
                 return false
             }
         }

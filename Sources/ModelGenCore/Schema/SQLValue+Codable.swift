@@ -7,7 +7,8 @@ extension SQLValue {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Kind.self)
         guard let kind = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "empty SQL value"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "empty SQL value"))
         }
         switch kind {
         case .integer: self = .integer(try container.decode(Int64.self, forKey: kind))

@@ -11,7 +11,9 @@ public enum SHA256 {
     static let isAccelerated = modelgen_sha256_accelerated() == 1
 
     /// The round constants, shared with the accelerated compression (CSHA256).
-    private static var k: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: modelgen_sha256_round_constants(), count: 64) }
+    private static var k: UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(start: modelgen_sha256_round_constants(), count: 64)
+    }
 
     /// The digest of `bytes`.
     public static func digest(_ bytes: [UInt8]) -> [UInt8] { digest(bytes, accelerated: isAccelerated) }
@@ -20,23 +22,33 @@ public enum SHA256 {
     /// `isAccelerated`).
     static func digest(_ bytes: [UInt8], accelerated: Bool) -> [UInt8] {
         precondition(!accelerated || isAccelerated, "the SHA extensions are not available on this processor")
-        var h: [UInt32] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19]
+        var h: [UInt32] = [
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
+        ]
         // Whole blocks straight from the input; the padded tail (one or two blocks) separately.
         let whole = bytes.count / 64 * 64
         var tail = Array(bytes[whole...])
         let bitLength = UInt64(bytes.count) &* 8
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         h.withUnsafeMutableBufferPointer { h in
-            bytes.withUnsafeBufferPointer { input in compressBlocks(input.baseAddress, count: whole, into: h, accelerated: accelerated) }
-            tail.withUnsafeBufferPointer { input in compressBlocks(input.baseAddress, count: input.count, into: h, accelerated: accelerated) }
+            bytes.withUnsafeBufferPointer { input in
+                compressBlocks(input.baseAddress, count: whole, into: h, accelerated: accelerated)
+            }
+            tail.withUnsafeBufferPointer { input in
+                compressBlocks(input.baseAddress, count: input.count, into: h, accelerated: accelerated)
+            }
         }
         return h.flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> UInt32(24 - $0 * 8)) } }
     }
 
     /// The `count / 64` blocks at `input` into the state `h`.
-    private static func compressBlocks(_ input: UnsafePointer<UInt8>?, count: Int, into h: UnsafeMutableBufferPointer<UInt32>, accelerated: Bool) {
+    private static func compressBlocks(
+        _ input: UnsafePointer<UInt8>?, count: Int, into h: UnsafeMutableBufferPointer<UInt32>, accelerated: Bool
+    ) {
         guard let input, count >= 64 else { return }
         if accelerated {
             modelgen_sha256_blocks(h.baseAddress!, input, count / 64)
@@ -75,7 +87,10 @@ public enum SHA256 {
             let t2 = s0 &+ majority
             (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
         }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ hh)
+        state = (
+            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+            state.7 &+ hh
+        )
     }
 
     /// The digest as lower-case hexadecimal.

@@ -1,10 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 import Mustache
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// SQL quoting on the text buffer generated SQL is written with.
 extension TextBuffer {
@@ -51,7 +51,9 @@ extension String {
             var offset = 0
             for var part in parts {
                 part.withUTF8 { utf8 in
-                    if let base = utf8.baseAddress { (buffer.baseAddress! + offset).initialize(from: base, count: utf8.count) }
+                    if let base = utf8.baseAddress {
+                        (buffer.baseAddress! + offset).initialize(from: base, count: utf8.count)
+                    }
                     offset += utf8.count
                 }
             }

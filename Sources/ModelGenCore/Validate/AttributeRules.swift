@@ -7,7 +7,8 @@ enum AttributeRules {
     }
     static func defaultOutsideBounds(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
-            "default-outside-bounds", .warning, "default value of attribute '\(name)' is outside its minimum and maximum")
+            "default-outside-bounds", .warning,
+            "default value of attribute '\(name)' is outside its minimum and maximum")
     }
     static func invalidRegex(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(

@@ -7,7 +7,8 @@ enum FetchIndexRules {
     static func toMany(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "to-many-in-index", .warning,
-            "index names to-many relationship '\(name)', whose links are in another table; the element is left out (as Core Data does)")
+            "index names to-many relationship '\(name)', whose links are in another table; the element is left out (as Core Data does)"
+        )
     }
     static func notStored(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
@@ -31,7 +32,8 @@ enum FetchIndexRules {
                     if index.name.isEmpty {
                         diagnostics.report(missingName(), at: model.location(index.line, element: "fetchIndex"))
                     } else if !names.insert(index.name).inserted {
-                        diagnostics.report(duplicateIndex(index.name), at: model.location(index.line, attribute: "name"))
+                        diagnostics.report(
+                            duplicateIndex(index.name), at: model.location(index.line, attribute: "name"))
                     }
                 }
                 for element in index.elements {

@@ -20,11 +20,14 @@ enum NameRules {
             for entity in entities.indices {
                 let name = entities[entity].name
                 if !isIdentifier(name) || !(name.first?.isUppercase ?? false) {
-                    report("entity", name, "start with an uppercase letter and " + identifierRule, line: entities[entity].line)
+                    report(
+                        "entity", name, "start with an uppercase letter and " + identifierRule,
+                        line: entities[entity].line)
                 }
                 if let className = entities[entity].representedClassName, !isClassName(className) {
                     report(
-                        "class", className, identifierRule + ", optionally after a module name and a dot", line: entities[entity].line,
+                        "class", className, identifierRule + ", optionally after a module name and a dot",
+                        line: entities[entity].line,
                         attribute: "representedClassName")
                 }
                 entities[entity].attributes.withUnsafeBufferPointer { attributes in
@@ -34,7 +37,8 @@ enum NameRules {
                 }
                 entities[entity].relationships.withUnsafeBufferPointer { relationships in
                     for index in relationships.indices where !isIdentifier(relationships[index].name) {
-                        report("relationship", relationships[index].name, identifierRule, line: relationships[index].line)
+                        report(
+                            "relationship", relationships[index].name, identifierRule, line: relationships[index].line)
                     }
                 }
                 for property in entities[entity].fetchedProperties where !isIdentifier(property.name) {
@@ -46,7 +50,9 @@ enum NameRules {
             report("fetch request", request.name, identifierRule, line: request.line)
         }
         for composite in model.composites {
-            if !isIdentifier(composite.name) { report("composite", composite.name, identifierRule, line: composite.line) }
+            if !isIdentifier(composite.name) {
+                report("composite", composite.name, identifierRule, line: composite.line)
+            }
             for attribute in composite.attributes where !isIdentifier(attribute.name) {
                 report("attribute", attribute.name, identifierRule, line: attribute.line)
             }

@@ -22,7 +22,9 @@ enum PredicateRules {
         }
     }
 
-    private static func check(_ request: FetchRequest, owner: Int?, in model: ObjectModel, _ diagnostics: DiagnosticEngine) {
+    private static func check(
+        _ request: FetchRequest, owner: Int?, in model: ObjectModel, _ diagnostics: DiagnosticEngine
+    ) {
         guard let predicate = request.predicate?.node, let entity = request.entity else { return }
         var checker = KeyPathChecker(model: model, line: request.line, owner: owner, diagnostics: diagnostics)
         checker.check(predicate, entity: entity)
@@ -132,7 +134,9 @@ private struct KeyPathChecker {
                 guard let destination = model.relationship(ref)?.destination else { return nil }
                 current = destination
             case .fetchedProperty(let owner, let index):
-                guard let destination = model.entities[owner].fetchedProperties[index].request.entity else { return nil }
+                guard let destination = model.entities[owner].fetchedProperties[index].request.entity else {
+                    return nil
+                }
                 current = destination
             }
         }

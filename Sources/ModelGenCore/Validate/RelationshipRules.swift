@@ -2,7 +2,8 @@
 enum RelationshipRules {
     static func invertedCounts(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
-            "inverted-relationship-counts", .error, "minimum count of relationship '\(name)' is greater than its maximum")
+            "inverted-relationship-counts", .error,
+            "minimum count of relationship '\(name)' is greater than its maximum")
     }
 
     static func check(_ model: ObjectModel, _ diagnostics: DiagnosticEngine) {

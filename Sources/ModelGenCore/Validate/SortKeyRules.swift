@@ -5,7 +5,8 @@ enum SortKeyRules {
     static func unknownKey(_ key: String, _ owner: String, _ entity: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "unknown-sort-key", .warning,
-            "sort key '\(key)' of \(owner) is not a stored attribute of '\(entity)' that can be ordered; the sorted wrapper leaves it out")
+            "sort key '\(key)' of \(owner) is not a stored attribute of '\(entity)' that can be ordered; the sorted wrapper leaves it out"
+        )
     }
 
     static func check(_ model: ObjectModel, _ diagnostics: DiagnosticEngine) {
@@ -13,11 +14,13 @@ enum SortKeyRules {
             if let spec = entity.userInfo["modelgen.defaultSortKey"], let index = model.entityID(named: entity.name) {
                 for key in unknownKeys(spec, in: index, model) {
                     diagnostics.report(
-                        unknownKey(key, "entity '\(entity.name)'", entity.name), at: model.location(entity.line, attribute: "name"))
+                        unknownKey(key, "entity '\(entity.name)'", entity.name),
+                        at: model.location(entity.line, attribute: "name"))
                 }
             }
             for relationship in entity.relationships where relationship.isToMany {
-                guard let spec = relationship.userInfo["modelgen.sortKey"], let destination = relationship.destination else { continue }
+                guard let spec = relationship.userInfo["modelgen.sortKey"], let destination = relationship.destination
+                else { continue }
                 for key in unknownKeys(spec, in: destination, model) {
                     diagnostics.report(
                         unknownKey(key, "relationship '\(relationship.name)'", model.entities[destination].name),

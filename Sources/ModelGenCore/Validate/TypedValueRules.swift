@@ -9,7 +9,8 @@ enum TypedValueRules {
     }
     static func ignoredType(_ name: String, _ why: String) -> DiagnosticMessage {
         DiagnosticMessage(
-            "ignored-swift-type", .warning, "userInfo '\(SwiftTypedValue.userInfoKey)' of attribute '\(name)' is ignored: \(why)")
+            "ignored-swift-type", .warning,
+            "userInfo '\(SwiftTypedValue.userInfoKey)' of attribute '\(name)' is ignored: \(why)")
     }
 
     static func check(_ model: ObjectModel, _ diagnostics: DiagnosticEngine) {
@@ -21,9 +22,13 @@ enum TypedValueRules {
                 if !SwiftTypedValue.isTypeName(trimmed) {
                     diagnostics.report(invalidType(attribute.name, value), at: location)
                 } else if attribute.isTransient {
-                    diagnostics.report(ignoredType(attribute.name, "a transient attribute keeps its own type"), at: location)
+                    diagnostics.report(
+                        ignoredType(attribute.name, "a transient attribute keeps its own type"), at: location)
                 } else if [.composite, .objectID, .undefined].contains(attribute.type) {
-                    diagnostics.report(ignoredType(attribute.name, "a \(attribute.type.rawValue) attribute has no stored value to convert"), at: location)
+                    diagnostics.report(
+                        ignoredType(
+                            attribute.name, "a \(attribute.type.rawValue) attribute has no stored value to convert"),
+                        at: location)
                 }
             }
         }

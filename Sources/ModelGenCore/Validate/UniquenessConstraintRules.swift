@@ -8,7 +8,8 @@ enum UniquenessConstraintRules {
     static func toMany(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
             "to-many-in-uniqueness-constraint", .error,
-            "uniqueness constraint names to-many relationship '\(name)'; only attributes and to-one relationships can be unique")
+            "uniqueness constraint names to-many relationship '\(name)'; only attributes and to-one relationships can be unique"
+        )
     }
     static func notStored(_ name: String) -> DiagnosticMessage {
         DiagnosticMessage(
@@ -16,7 +17,8 @@ enum UniquenessConstraintRules {
             "uniqueness constraint names '\(name)', which is transient or a fetched property")
     }
     static func empty() -> DiagnosticMessage {
-        DiagnosticMessage("empty-uniqueness-constraint", .warning, "uniqueness constraint names no property; it is ignored")
+        DiagnosticMessage(
+            "empty-uniqueness-constraint", .warning, "uniqueness constraint names no property; it is ignored")
     }
 
     static func check(_ model: ObjectModel, _ diagnostics: DiagnosticEngine) {

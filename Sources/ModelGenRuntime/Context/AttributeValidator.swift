@@ -18,7 +18,8 @@ enum AttributeValidator {
                 what = "length"
                 if let pattern = attribute.pattern, !patterns.matches(pattern, text) {
                     throw DatabaseError(
-                        .validation, "\(entity.name).\(attribute.name) does not match the pattern \(pattern)", entity: entity.name,
+                        .validation, "\(entity.name).\(attribute.name) does not match the pattern \(pattern)",
+                        entity: entity.name,
                         property: attribute.name)
                 }
             case let data as Data:
@@ -46,12 +47,14 @@ enum AttributeValidator {
             guard let measured else { continue }
             if let minimum = attribute.minimum, measured < minimum {
                 throw DatabaseError(
-                    .validation, "\(entity.name).\(attribute.name): \(what) \(measured) is below the minimum \(minimum)",
+                    .validation,
+                    "\(entity.name).\(attribute.name): \(what) \(measured) is below the minimum \(minimum)",
                     entity: entity.name, property: attribute.name)
             }
             if let maximum = attribute.maximum, measured > maximum {
                 throw DatabaseError(
-                    .validation, "\(entity.name).\(attribute.name): \(what) \(measured) is above the maximum \(maximum)",
+                    .validation,
+                    "\(entity.name).\(attribute.name): \(what) \(measured) is above the maximum \(maximum)",
                     entity: entity.name, property: attribute.name)
             }
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The context's map from `ObjectID` to its one object: an open-addressing hash table with linear
@@ -78,7 +78,9 @@ final class IdentityMap {
     /// Zeroed memory from `calloc`: an all-zero `Entry` is an empty one, and a large table's pages
     /// are only touched (and zeroed by the kernel) where entries land.
     private static func emptyEntries(_ size: Int) -> UnsafeMutablePointer<Entry> {
-        guard let memory = calloc(size, MemoryLayout<Entry>.stride) else { fatalError("out of memory for \(size) identity-map entries") }
+        guard let memory = calloc(size, MemoryLayout<Entry>.stride) else {
+            fatalError("out of memory for \(size) identity-map entries")
+        }
         return memory.bindMemory(to: Entry.self, capacity: size)
     }
 
@@ -99,7 +101,9 @@ final class IdentityMap {
         // A class reference and an optional one have the same layout: no copy, no retains.
         let stored = unsafeBitCast(objects, to: [ManagedObject?].self)
         let isDense = last - first + 1 == Int64(objects.count)
-        run = Run(objects: stored, first: first, last: last, rows: isDense ? nil : objects.map(\.objectID.rowID), count: objects.count)
+        run = Run(
+            objects: stored, first: first, last: last, rows: isDense ? nil : objects.map(\.objectID.rowID),
+            count: objects.count)
     }
 
     /// Rows come in runs (a fetch reads them in `_pk` order), so the low six bits of the row pick
@@ -211,7 +215,9 @@ final class IdentityMap {
         taken.objects.withUnsafeMutableBufferPointer { slots in
             for object in objects {
                 let id = object.objectID
-                if let index = Run.index(of: id.rowID, first: first, last: last, rows: rows), slots[index]?.objectID == id {
+                if let index = Run.index(of: id.rowID, first: first, last: last, rows: rows),
+                    slots[index]?.objectID == id
+                {
                     slots[index] = nil
                     removed += 1
                 } else {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The objects of a fetch as they are made, in manually grown memory, handed over as an array at
@@ -39,7 +39,9 @@ struct ObjectBuffer: ~Copyable {
         base = Self.reallocate(base, capacity: capacity)
     }
 
-    private static func reallocate(_ pointer: UnsafeMutablePointer<ManagedObject>?, capacity: Int) -> UnsafeMutablePointer<ManagedObject> {
+    private static func reallocate(_ pointer: UnsafeMutablePointer<ManagedObject>?, capacity: Int)
+        -> UnsafeMutablePointer<ManagedObject>
+    {
         // Class references are plain pointers: moving them bitwise (as realloc does) is a move.
         guard let memory = realloc(pointer, capacity * MemoryLayout<ManagedObject>.stride) else {
             fatalError("out of memory for \(capacity) fetched objects")

@@ -46,17 +46,22 @@ extension ObjectContext {
 
     /// `fetch` in a child: every object of the entity as the parent sees it, with the child's
     /// changes, filtered, sorted and windowed in memory.
-    func fetchInChild<T: ManagedObject>(_ request: FetchRequest<T>, from parent: ObjectContext) throws(DatabaseError) -> [T] {
+    func fetchInChild<T: ManagedObject>(_ request: FetchRequest<T>, from parent: ObjectContext) throws(DatabaseError)
+        -> [T]
+    {
         let entity = T.entityDescription
         var objects: [T] = []
         for object in try parent.fetch(FetchRequest<T>()) {
             let copy = childObject(for: object)
             if !copy.isListedAsDeleted { objects.append(unsafeDowncast(copy, to: T.self)) }
         }
-        for object in insertedObjects where !object.isListedAsDeleted && entity.includes(type(of: object).entityDescription.entityID) {
+        for object in insertedObjects
+        where !object.isListedAsDeleted && entity.includes(type(of: object).entityDescription.entityID) {
             objects.append(unsafeDowncast(object, to: T.self))
         }
-        if let condition = request.predicate?.condition { objects = objects.filter { PredicateEvaluator.matches(condition, $0) } }
+        if let condition = request.predicate?.condition {
+            objects = objects.filter { PredicateEvaluator.matches(condition, $0) }
+        }
         objects = Self.sorted(objects, by: request.sortDescriptors)
         let start = min(request.fetchOffset, objects.count)
         let end = request.effectiveLimit.map { min(start + $0, objects.count) } ?? objects.count
@@ -142,7 +147,8 @@ extension ObjectContext {
         updatedObjects.removeAll()
         deletedObjects.removeAll()
         linkChanges.removeAll()
-        parent.tellObservers(ObjectsDidChange(reason: .childSaved, inserted: inserted.compactMap { pushed[ObjectIdentifier($0)] }))
+        parent.tellObservers(
+            ObjectsDidChange(reason: .childSaved, inserted: inserted.compactMap { pushed[ObjectIdentifier($0)] }))
     }
 }
 

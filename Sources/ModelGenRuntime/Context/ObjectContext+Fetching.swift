@@ -10,7 +10,9 @@ extension ObjectContext {
     /// come back as they are (one object per row), and the context's unsaved inserts, changes and
     /// deletes are taken into account.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
-        if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first { throw failure }
+        if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
+            throw failure
+        }
         if let parent { return try fetchInChild(request, from: parent) }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
@@ -19,11 +21,13 @@ extension ObjectContext {
         // means: then every row is checked in memory.
         let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
         let dialect = store.dialect
-        let compiled = throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
+        let compiled =
+            throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
         // Decimals are stored as text on SQLite: SQL cannot order them by value (nor, where the
         // dialect cannot, text case-insensitively as the runtime does).
         let orderTerms = request.sortDescriptors.map { $0.sql(dialect) }
-        let sortsInMemory = request.sortDescriptors.contains { entity.attributes[$0.slot].type == .decimal } || orderTerms.contains(nil)
+        let sortsInMemory =
+            request.sortDescriptors.contains { entity.attributes[$0.slot].type == .decimal } || orderTerms.contains(nil)
         let windowInSQL = compiled?.residue == nil && !pending && !sortsInMemory
         let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
         var sql =
@@ -35,7 +39,8 @@ extension ObjectContext {
         if windowInSQL, limit != nil || request.fetchOffset > 0 {
             sql += dialect.window(limit: limit, offset: request.fetchOffset)
         }
-        var objects = try materialize(T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly)
+        var objects = try materialize(
+            T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly)
         if windowInSQL { return objects }
         let condition = request.predicate?.condition
         if pending {
@@ -51,8 +56,12 @@ extension ObjectContext {
             let present = Set(objects.map(ObjectIdentifier.init))
             for object in updatedObjects + insertedObjects where !object.isListedAsDeleted {
                 // By entity, not by class: the entity's sub-entities are what a fetch returns.
-                guard entity.includes(type(of: object).entityDescription.entityID), !present.contains(ObjectIdentifier(object)) else { continue }
-                if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true { objects.append(unsafeBitCast(object, to: T.self)) }
+                guard entity.includes(type(of: object).entityDescription.entityID),
+                    !present.contains(ObjectIdentifier(object))
+                else { continue }
+                if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true {
+                    objects.append(unsafeBitCast(object, to: T.self))
+                }
             }
             objects = Self.sorted(objects, by: request.sortDescriptors)
         } else {
@@ -79,7 +88,9 @@ extension ObjectContext {
         if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
         let total: Int = try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
-            for (index, value) in (compiled?.parameters ?? []).enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
+            for (index, value) in (compiled?.parameters ?? []).enumerated() {
+                value.bind(to: statement, at: Int32(index + 1))
+            }
             _ = try statement.step()
             return Int(statement.int64(0))
         }
@@ -105,8 +116,11 @@ extension ObjectContext {
     }
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
-    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [SQLArgument], ownRowsOnly: Bool) throws(DatabaseError) -> [T] {
-        let objects = try materializeRows(sql, parameters: parameters, as: T.entityDescription, type: T.self, ownRowsOnly: ownRowsOnly)
+    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [SQLArgument], ownRowsOnly: Bool)
+        throws(DatabaseError) -> [T]
+    {
+        let objects = try materializeRows(
+            sql, parameters: parameters, as: T.entityDescription, type: T.self, ownRowsOnly: ownRowsOnly)
         // Every row is of T's entity or a sub-entity, so every object is a T; an array of class
         // references has one layout whatever the class (no per-row generic work, no copy).
         return unsafeBitCast(objects, to: [T].self)
@@ -124,7 +138,8 @@ extension ObjectContext {
     /// pages from the kernel, measured, and a 0.8 MB copy). An array's pages the rows do not reach
     /// are never touched; a result far smaller than its array is copied into one that fits.
     func materializeRows(
-        _ sql: String, parameters: [SQLArgument], as entity: EntityDescription, type: ManagedObject.Type? = nil, ownRowsOnly: Bool = false
+        _ sql: String, parameters: [SQLArgument], as entity: EntityDescription, type: ManagedObject.Type? = nil,
+        ownRowsOnly: Bool = false
     ) throws(DatabaseError) -> [ManagedObject] {
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
@@ -139,7 +154,8 @@ extension ObjectContext {
                 result = head.finish()
             } else {
                 let bound = try Self.rowBound(of: entity.table, connection)
-                result = try Self.collect(from: &rows, after: &head, capacity: min(max(bound, 2 * Self.largeFetch), Self.largestReservation))
+                result = try Self.collect(
+                    from: &rows, after: &head, capacity: min(max(bound, 2 * Self.largeFetch), Self.largestReservation))
             }
             // Into an empty map the whole result goes at once.
             if !rows.checksRegistered { registered.register(fetched: result, ascending: rows.ascending) }
@@ -202,7 +218,9 @@ extension ObjectContext {
     ) throws(DatabaseError) -> ManagedObject {
         let rowEntity = id.entityID == entity.entityID ? entity : (store.entity(id.entityID) ?? entity)
         guard let objectType = rowEntity.objectType else {
-            throw DatabaseError(.misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)", entity: entity.name)
+            throw DatabaseError(
+                .misuse, "the model has no class for entity \(id.entityID) of table \(entity.table)",
+                entity: entity.name)
         }
         let object = objectType.init()
         Self.fill(object, id, rowEntity, hasForeignKeys: rowEntity.hasForeignKeys, from: statement, context: context)
@@ -215,7 +233,8 @@ extension ObjectContext {
     /// attributes and (when the row has them) its to-one keys.
     @inline(__always)
     static func fill(
-        _ object: ManagedObject, _ id: ObjectID, _ entity: EntityDescription, hasForeignKeys: Bool, from statement: Statement,
+        _ object: ManagedObject, _ id: ObjectID, _ entity: EntityDescription, hasForeignKeys: Bool,
+        from statement: Statement,
         context: Unmanaged<ObjectContext>
     ) {
         object.adopt(id: id, version: statement.int64(2), context: context)
@@ -249,7 +268,10 @@ struct FetchCursor {
     private(set) var ascending = true
     private(set) var isFinished = false
 
-    init(_ context: ObjectContext, _ entity: EntityDescription, _ type: ManagedObject.Type?, ownRowsOnly: Bool, _ statement: Statement) {
+    init(
+        _ context: ObjectContext, _ entity: EntityDescription, _ type: ManagedObject.Type?, ownRowsOnly: Bool,
+        _ statement: Statement
+    ) {
         self.context = context
         self.statement = statement
         self.entity = entity
@@ -287,7 +309,8 @@ struct FetchCursor {
             if entityID == ownEntityID, let ownType {
                 // The fast path.
                 object = ownType.init()
-                ObjectContext.fill(object, id, entity, hasForeignKeys: ownHasForeignKeys, from: statement, context: contextReference)
+                ObjectContext.fill(
+                    object, id, entity, hasForeignKeys: ownHasForeignKeys, from: statement, context: contextReference)
                 if ownHasConversions { try statement.checkConversions(entity, row: id.rowID) }
                 if ownHasLifecycle { object.lifecycle?.awakeFromFetch() }
             } else {

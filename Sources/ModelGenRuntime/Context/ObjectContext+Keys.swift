@@ -40,7 +40,8 @@ extension ObjectContext {
             guard released != 0 else { return }
             for object in updated[run] where object.relationshipMask & released != 0 {
                 let columns = entity.relationships.indices.compactMap { index in
-                    object.relationshipMask & released & EntityDescription.bit(index) != 0 ? entity.relationships[index].foreignKeyColumn : nil
+                    object.relationshipMask & released & EntityDescription.bit(index) != 0
+                        ? entity.relationships[index].foreignKeyColumn : nil
                 }
                 let statement = try connection.cachedStatement(Self.releaseSQL(entity, columns))
                 statement.bind(object.objectID.rowID, at: 1)
@@ -52,7 +53,8 @@ extension ObjectContext {
 
     private static func releaseSQL(_ entity: EntityDescription, _ columns: [String]) -> String {
         "UPDATE \(EntityDescription.quoted(entity.table)) SET "
-            + columns.map { "\(EntityDescription.quoted($0)) = -\"_pk\"" }.joined(separator: ", ") + " WHERE \"_pk\" = ?"
+            + columns.map { "\(EntityDescription.quoted($0)) = -\"_pk\"" }.joined(separator: ", ")
+            + " WHERE \"_pk\" = ?"
     }
 
     /// Bits of the owning to-one relationships whose inverse is to-one (a unique key).

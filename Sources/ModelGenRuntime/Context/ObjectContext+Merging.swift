@@ -31,7 +31,9 @@ extension ObjectContext {
             object.links = []
             object.context = nil
         }
-        let clean: (ManagedObject) -> Bool = { $0.changedMask == 0 && $0.relationshipMask == 0 && !$0.isListedAsDeleted }
+        let clean: (ManagedObject) -> Bool = {
+            $0.changedMask == 0 && $0.relationshipMask == 0 && !$0.isListedAsDeleted
+        }
         if refreshAll {
             var objects: [ManagedObject] = []
             registered.forEach { if clean($0) { objects.append($0) } }
@@ -42,7 +44,11 @@ extension ObjectContext {
         } else {
             for id in updated {
                 guard let object = registeredObject(id), clean(object) else { continue }
-                if refreshIgnoringMissing(object) { report?.updated.append(object) } else { report?.deleted.append(object) }
+                if refreshIgnoringMissing(object) {
+                    report?.updated.append(object)
+                } else {
+                    report?.deleted.append(object)
+                }
             }
         }
         // To-many relationships may have gained or lost members: read them again when used —
@@ -51,7 +57,9 @@ extension ObjectContext {
         func touchesRelationships() -> Bool {
             refreshAll
                 || foreign.contains { change in
-                    [change.inserted, change.updated, change.deleted].contains { ids in ids.contains { store.relatedEntityIDs.contains($0.entityID) } }
+                    [change.inserted, change.updated, change.deleted].contains { ids in
+                        ids.contains { store.relatedEntityIDs.contains($0.entityID) }
+                    }
                 }
         }
         if hasLinks && touchesRelationships() {
@@ -93,7 +101,9 @@ extension ObjectContext {
                         defer { statement.reset() }
                         // The last row repeated fills the list: one statement whatever the count.
                         for index in 0..<width {
-                            statement.bind(chunk[chunk.startIndex + min(index, chunk.count - 1)].objectID.rowID, at: Int32(index + 1))
+                            statement.bind(
+                                chunk[chunk.startIndex + min(index, chunk.count - 1)].objectID.rowID,
+                                at: Int32(index + 1))
                         }
                         while try statement.step() {
                             guard let object = pending.removeValue(forKey: statement.int64(0)),
@@ -105,7 +115,9 @@ extension ObjectContext {
                     }
                 } catch {
                     // Unreadable now: read them one by one, as a refresh would.
-                    for object in pending.values { if refreshIgnoringMissing(object) { changed.append(object) } else { gone.append(object) } }
+                    for object in pending.values {
+                        if refreshIgnoringMissing(object) { changed.append(object) } else { gone.append(object) }
+                    }
                     continue
                 }
                 for object in pending.values.sorted(by: { $0.objectID.rowID < $1.objectID.rowID }) {

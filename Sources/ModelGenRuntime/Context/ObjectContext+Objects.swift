@@ -20,19 +20,26 @@ extension ObjectContext {
     ///   store's model has no entity of `id`'s number.
     public func existingObject(with id: ObjectID) throws(DatabaseError) -> ManagedObject {
         if let object = registered[id] { return object }
-        if id.isTemporary, let object = insertedObjects.first(where: { $0.objectID == id }) ?? parentInserted[id] { return object }
+        if id.isTemporary, let object = insertedObjects.first(where: { $0.objectID == id }) ?? parentInserted[id] {
+            return object
+        }
         // A child finds it in its parent (with the parent's unsaved values).
         if let parent { return childObject(for: try parent.existingObject(with: id)) }
         if id.isTemporary {
-            throw DatabaseError(.missingObject, "\(id) is a temporary identifier of no object of this context (it was never saved here)")
+            throw DatabaseError(
+                .missingObject, "\(id) is a temporary identifier of no object of this context (it was never saved here)"
+            )
         }
         guard let entity = store.entity(id.entityID) else {
-            throw DatabaseError(.misuse, "the model \(store.model.name) has no entity numbered \(id.entityID) (object \(id.stringValue))")
+            throw DatabaseError(
+                .misuse,
+                "the model \(store.model.name) has no entity numbered \(id.entityID) (object \(id.stringValue))")
         }
         // The row of that number, if it is of that entity (not of another sharing the table).
         let rows = try materializeRows(entity.selectRowSQL, parameters: [.key(id.rowID)], as: entity)
         guard let object = rows.first, object.objectID.entityID == id.entityID else {
-            throw DatabaseError(.missingObject, "\(entity.name) \(id.stringValue) is not in the store", entity: entity.name)
+            throw DatabaseError(
+                .missingObject, "\(entity.name) \(id.stringValue) is not in the store", entity: entity.name)
         }
         return object
     }
@@ -43,7 +50,9 @@ extension ObjectContext {
         let object = try existingObject(with: id)
         guard let typed = object as? T else {
             let entity = Swift.type(of: object).entityDescription.name
-            throw DatabaseError(.wrongType, "object \(id.stringValue) is a \(entity), not a \(T.entityDescription.name)", entity: entity)
+            throw DatabaseError(
+                .wrongType, "object \(id.stringValue) is a \(entity), not a \(T.entityDescription.name)", entity: entity
+            )
         }
         return typed
     }

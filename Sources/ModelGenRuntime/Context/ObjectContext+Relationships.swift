@@ -17,7 +17,8 @@ extension ObjectContext {
                 return isGone(object) ? nil : object
             }
         }
-        let sql = "SELECT \(destination.selectColumnsSQL) FROM \(EntityDescription.quoted(destination.table)) WHERE \"_pk\" = ?"
+        let sql =
+            "SELECT \(destination.selectColumnsSQL) FROM \(EntityDescription.quoted(destination.table)) WHERE \"_pk\" = ?"
         return try materializeRows(sql, parameters: [.key(row)], as: destination).first
     }
 
@@ -28,7 +29,8 @@ extension ObjectContext {
         let table = EntityDescription.quoted(destination.table)
         switch relationship.storage {
         case .foreignKey(let column):
-            let sql = "SELECT \(EntityDescription.quoted(column)) FROM \(EntityDescription.quoted(type(of: object).entityDescription.table)) WHERE \"_pk\" = ?"
+            let sql =
+                "SELECT \(EntityDescription.quoted(column)) FROM \(EntityDescription.quoted(type(of: object).entityDescription.table)) WHERE \"_pk\" = ?"
             let row: Int64? = try store.withConnection { connection throws(DatabaseError) in
                 let statement = try connection.cachedStatement(sql)
                 statement.bind(object.objectID.rowID, at: 1)
@@ -36,7 +38,8 @@ extension ObjectContext {
             }
             return try row.flatMap { row throws(DatabaseError) in try self.object(row: row, of: relationship) }
         case .inverseForeignKey(let column, _):
-            let sql = "SELECT \(destination.selectColumnsSQL) FROM \(table) WHERE \(EntityDescription.quoted(column)) = ? ORDER BY \"_pk\" LIMIT 1"
+            let sql =
+                "SELECT \(destination.selectColumnsSQL) FROM \(table) WHERE \(EntityDescription.quoted(column)) = ? ORDER BY \"_pk\" LIMIT 1"
             return try materializeRows(sql, parameters: [.key(object.objectID.rowID)], as: destination).first
         case .joinTable(let join, let source, let target, _):
             let sql =
@@ -56,7 +59,8 @@ extension ObjectContext {
             return []
         case .inverseForeignKey(let column, let position):
             let order = position.map { "\(EntityDescription.quoted($0)), " } ?? ""
-            sql = "SELECT \(destination.selectColumnsSQL) FROM \(table) WHERE \(EntityDescription.quoted(column)) = ? ORDER BY \(order)\"_pk\""
+            sql =
+                "SELECT \(destination.selectColumnsSQL) FROM \(table) WHERE \(EntityDescription.quoted(column)) = ? ORDER BY \(order)\"_pk\""
         case .joinTable(let join, let source, let target, let position):
             let order = position.map { "j.\(EntityDescription.quoted($0)), " } ?? ""
             sql =
@@ -66,7 +70,8 @@ extension ObjectContext {
     }
 
     private func prefixed(_ entity: EntityDescription) -> String {
-        (["_pk", "_entity", "_version"] + entity.columns).map { "d." + EntityDescription.quoted($0) }.joined(separator: ", ")
+        (["_pk", "_entity", "_version"] + entity.columns).map { "d." + EntityDescription.quoted($0) }.joined(
+            separator: ", ")
     }
 
     /// Notes a change of a join-table relationship for the next save.
@@ -90,8 +95,12 @@ extension ObjectContext {
                     try object.assignToOne(nil, index)
                 }
             case .cascade:
-                let destinations = relationship.isToMany ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
-                for destination in destinations where !destination.isListedAsDeleted { try delete(destination, rules: true) }
+                let destinations =
+                    relationship.isToMany
+                    ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
+                for destination in destinations where !destination.isListedAsDeleted {
+                    try delete(destination, rules: true)
+                }
             case .deny, .noAction:
                 continue
             }
@@ -121,7 +130,9 @@ extension ObjectContext {
 
     private func checkDeny(_ object: ManagedObject, _ entity: EntityDescription) throws(DatabaseError) {
         for (index, relationship) in entity.relationships.enumerated() where relationship.deletionRule == .deny {
-            let destinations = relationship.isToMany ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
+            let destinations =
+                relationship.isToMany
+                ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
             let live = destinations.filter { !$0.isListedAsDeleted }
             if !live.isEmpty {
                 throw DatabaseError(
@@ -144,7 +155,8 @@ extension ObjectContext {
             case .key(let row):
                 if row == nil && !relationship.isOptional {
                     throw DatabaseError(
-                        .validation, "\(entity.name).\(relationship.name) is required and was never set", entity: entity.name,
+                        .validation, "\(entity.name).\(relationship.name) is required and was never set",
+                        entity: entity.name,
                         property: relationship.name)
                 }
                 continue
@@ -156,17 +168,20 @@ extension ObjectContext {
                 let count = try object.loadedToMany(index).objects.count
                 if let minimum = relationship.minCount, count < minimum, count > 0 || !relationship.isOptional {
                     throw DatabaseError(
-                        .validation, "\(entity.name).\(relationship.name) has \(count) objects, fewer than its minimum \(minimum)",
+                        .validation,
+                        "\(entity.name).\(relationship.name) has \(count) objects, fewer than its minimum \(minimum)",
                         entity: entity.name, property: relationship.name)
                 }
                 if let maximum = relationship.maxCount, maximum > 0, count > maximum {
                     throw DatabaseError(
-                        .validation, "\(entity.name).\(relationship.name) has \(count) objects, more than its maximum \(maximum)",
+                        .validation,
+                        "\(entity.name).\(relationship.name) has \(count) objects, more than its maximum \(maximum)",
                         entity: entity.name, property: relationship.name)
                 }
             } else if !relationship.isOptional, try object.loadedToOne(index) == nil {
                 throw DatabaseError(
-                    .validation, "\(entity.name).\(relationship.name) is required and was never set", entity: entity.name,
+                    .validation, "\(entity.name).\(relationship.name) is required and was never set",
+                    entity: entity.name,
                     property: relationship.name)
             }
         }

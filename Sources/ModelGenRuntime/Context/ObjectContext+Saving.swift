@@ -2,7 +2,9 @@ extension ObjectContext {
     /// Reads `object`, a registered object, again from the statement's current row (its entity's
     /// columns): version, values, to-one keys; other relationships are read again when used.
     /// - Throws: `.conversion` when a typed value of the row does not convert.
-    static func readAgain(_ object: ManagedObject, _ entity: EntityDescription, from statement: Statement) throws(DatabaseError) {
+    static func readAgain(_ object: ManagedObject, _ entity: EntityDescription, from statement: Statement)
+        throws(DatabaseError)
+    {
         object.version = statement.int64(2)
         object.read(from: statement, startingAt: 3)
         if entity.hasConversions { try statement.checkConversions(entity, row: object.objectID.rowID) }
@@ -75,12 +77,14 @@ extension ObjectContext {
                 // The sequence named in the SQL, not looked up per row: a tenth of the time.
                 let sequence = try connection.keySequence(of: entity.table)
                 let statement = try connection.cachedStatement(
-                    "SELECT nextval(\(StoreDialect.literal(sequence))::regclass) FROM generate_series(1, CAST(? AS integer))")
+                    "SELECT nextval(\(StoreDialect.literal(sequence))::regclass) FROM generate_series(1, CAST(? AS integer))"
+                )
                 defer { statement.reset() }
                 statement.bind(Int64(run.count), at: 1)
                 for object in objects[run] {
                     guard try statement.step() else {
-                        throw DatabaseError(.postgres, "the sequence of \(entity.table)._pk gave too few numbers", entity: entity.name)
+                        throw DatabaseError(
+                            .postgres, "the sequence of \(entity.table)._pk gave too few numbers", entity: entity.name)
                     }
                     object.pendingRow = statement.int64(0)
                 }
@@ -94,7 +98,8 @@ extension ObjectContext {
             if let known = next[table] {
                 row = known
             } else {
-                let statement = try connection.cachedStatement("SELECT coalesce(max(\"_pk\"), 0) FROM \(EntityDescription.quoted(table))")
+                let statement = try connection.cachedStatement(
+                    "SELECT coalesce(max(\"_pk\"), 0) FROM \(EntityDescription.quoted(table))")
                 _ = try statement.step()
                 row = statement.int64(0)
                 statement.reset()
@@ -104,7 +109,8 @@ extension ObjectContext {
                 // (as SQLite's own numbering reports `SQLITE_FULL`) instead of the number overflowing.
                 guard row < Int64.max else {
                     throw DatabaseError(
-                        .sqlite, "table \(table) has no row number left after \(row) for a new \(entity.name)", entity: entity.name,
+                        .sqlite, "table \(table) has no row number left after \(row) for a new \(entity.name)",
+                        entity: entity.name,
                         sqliteCode: 13)
                 }
                 row += 1
@@ -140,7 +146,8 @@ extension ObjectContext {
                 let stored = connection.lastInsertedRowID
                 guard stored == object.pendingRow else {
                     throw DatabaseError(
-                        .sqlite, "table \(entity.table) numbered a new \(entity.name) \(stored) where \(object.pendingRow) was expected",
+                        .sqlite,
+                        "table \(entity.table) numbered a new \(entity.name) \(stored) where \(object.pendingRow) was expected",
                         entity: entity.name, sql: statement.sql)
                 }
             }
@@ -168,24 +175,32 @@ extension ObjectContext {
                     written.append((object, entity, foreignKeyMask))
                 } else {
                     try statement.run()
-                    if connection.changes != 1 { try resolveVersionConflict(object, entity, foreignKeyMask: foreignKeyMask, statement, connection) }
+                    if connection.changes != 1 {
+                        try resolveVersionConflict(
+                            object, entity, foreignKeyMask: foreignKeyMask, statement, connection)
+                    }
                 }
             }
         }
         guard queued, !written.isEmpty else { return }
         let counts = try connection.flush()
-        for (index, (object, entity, foreignKeyMask)) in written.enumerated() where first + index >= counts.count || counts[first + index] != 1 {
-            let sql = updateSQL[UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)]!
-            try resolveVersionConflict(object, entity, foreignKeyMask: foreignKeyMask, try connection.cachedStatement(sql), connection)
+        for (index, (object, entity, foreignKeyMask)) in written.enumerated()
+        where first + index >= counts.count || counts[first + index] != 1 {
+            let sql = updateSQL[
+                UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)]!
+            try resolveVersionConflict(
+                object, entity, foreignKeyMask: foreignKeyMask, try connection.cachedStatement(sql), connection)
         }
     }
 
     /// The UPDATE statement of `object`'s changes (the previous one when it has the same changes).
     private func updateStatement(
-        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, _ last: inout (UpdateKey, Statement)?,
+        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64,
+        _ last: inout (UpdateKey, Statement)?,
         _ connection: Connection
     ) throws(DatabaseError) -> Statement {
-        let key = UpdateKey(entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)
+        let key = UpdateKey(
+            entity: ObjectIdentifier(entity), mask: object.changedMask, relationshipMask: foreignKeyMask)
         if let (previous, cached) = last, previous == key {
             // The statement binds every parameter anew.
             cached.resetForRebinding()
@@ -205,7 +220,8 @@ extension ObjectContext {
 
     /// Binds the changed values, the row and the `_version` the row must still have.
     private func bindUpdate(
-        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, expecting version: Int64, _ statement: Statement
+        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, expecting version: Int64,
+        _ statement: Statement
     ) throws(DatabaseError) {
         var next = object.bindAttributes(to: statement, startingAt: 1, mask: object.changedMask, entity)
         if foreignKeyMask != 0 { next = bindForeignKeys(object, entity, statement, next, mask: foreignKeyMask) }
@@ -217,7 +233,8 @@ extension ObjectContext {
     /// Optimistic locking: `object`'s UPDATE matched no row, so the row is gone or another writer
     /// changed it since it was read. The merge policy decides.
     private func resolveVersionConflict(
-        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, _ statement: Statement, _ connection: Connection
+        _ object: ManagedObject, _ entity: EntityDescription, foreignKeyMask: UInt64, _ statement: Statement,
+        _ connection: Connection
     ) throws(DatabaseError) {
         let stored = try storedVersion(of: object, entity, connection)
         switch mergePolicy {
@@ -240,7 +257,9 @@ extension ObjectContext {
 
     /// The `_version` of `object`'s row now.
     /// - Throws: `.missingObject` when the row is gone.
-    private func storedVersion(of object: ManagedObject, _ entity: EntityDescription, _ connection: Connection) throws(DatabaseError) -> Int64 {
+    private func storedVersion(of object: ManagedObject, _ entity: EntityDescription, _ connection: Connection)
+        throws(DatabaseError) -> Int64
+    {
         let statement = try connection.cachedStatement(
             "SELECT \"_version\" FROM \(EntityDescription.quoted(entity.table)) WHERE \"_pk\" = ?")
         defer { statement.reset() }
@@ -266,7 +285,9 @@ extension ObjectContext {
     }
 
     /// Binds the owning to-one keys whose bits are set in `mask`, in relationship order.
-    func bindForeignKeys(_ object: ManagedObject, _ entity: EntityDescription, _ statement: Statement, _ start: Int32, mask: UInt64) -> Int32 {
+    func bindForeignKeys(
+        _ object: ManagedObject, _ entity: EntityDescription, _ statement: Statement, _ start: Int32, mask: UInt64
+    ) -> Int32 {
         var index = start
         object.prepareLinks()
         for (number, relationship) in entity.relationships.enumerated() where relationship.foreignKeyColumn != nil {
@@ -285,11 +306,15 @@ extension ObjectContext {
     /// Writes join-table changes and the positions of ordered relationships.
     func writeLinks(updated: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
         for change in linkChanges {
-            guard case .joinTable(let table, let source, let target, _) = type(of: change.source).entityDescription.relationships[change.relationship].storage,
+            guard
+                case .joinTable(let table, let source, let target, _) = type(of: change.source).entityDescription
+                    .relationships[change.relationship].storage,
                 change.source.context === self, change.destination.context === self,
                 !change.source.isListedAsDeleted, !change.destination.isListedAsDeleted
             else { continue }
-            let quoted = (EntityDescription.quoted(table), EntityDescription.quoted(source), EntityDescription.quoted(target))
+            let quoted = (
+                EntityDescription.quoted(table), EntityDescription.quoted(source), EntityDescription.quoted(target)
+            )
             let sql =
                 change.added
                 ? connection.dialect.insertIgnoringDuplicate(into: quoted.0, columns: [quoted.1, quoted.2])
@@ -307,11 +332,14 @@ extension ObjectContext {
         let entity = type(of: object).entityDescription
         for (index, relationship) in entity.relationships.enumerated()
         where relationship.isOrdered && object.relationshipMask & EntityDescription.bit(index) != 0 {
-            guard case .toMany(let list) = object.links[index], let destination = store.entity(relationship.destinationEntityID) else { continue }
+            guard case .toMany(let list) = object.links[index],
+                let destination = store.entity(relationship.destinationEntityID)
+            else { continue }
             let sql: String
             switch relationship.storage {
             case .inverseForeignKey(_, let position?):
-                sql = "UPDATE \(EntityDescription.quoted(destination.table)) SET \(EntityDescription.quoted(position)) = ? WHERE \"_pk\" = ?"
+                sql =
+                    "UPDATE \(EntityDescription.quoted(destination.table)) SET \(EntityDescription.quoted(position)) = ? WHERE \"_pk\" = ?"
             case .joinTable(let table, let source, let target, let position?):
                 sql =
                     "UPDATE \(EntityDescription.quoted(table)) SET \(EntityDescription.quoted(position)) = ? WHERE \(EntityDescription.quoted(target)) = ? AND \(EntityDescription.quoted(source)) = ?"
@@ -319,7 +347,8 @@ extension ObjectContext {
                 continue
             }
             let statement = try connection.cachedStatement(sql)
-            for (position, member) in list.objects.enumerated() where !member.isListedAsDeleted && member.context === self {
+            for (position, member) in list.objects.enumerated()
+            where !member.isListedAsDeleted && member.context === self {
                 statement.bind(Int64(position), at: 1)
                 statement.bind(member.rowForSave, at: 2)
                 if case .joinTable = relationship.storage { statement.bind(object.rowForSave, at: 3) }

@@ -31,7 +31,9 @@ extension ObjectContext {
         for constraint in entity.uniquenessConstraints {
             var values: [StoredValue] = []
             for slot in constraint {
-                guard let value = StoredValue.from(object.storedForm(atSlot: slot, entity), for: entity.attributes[slot].type), value != .null
+                guard
+                    let value = StoredValue.from(
+                        object.storedForm(atSlot: slot, entity), for: entity.attributes[slot].type), value != .null
                 else {
                     values = []
                     break
@@ -40,7 +42,9 @@ extension ObjectContext {
             }
             // A NULL never collides (as in SQL).
             if !values.isEmpty {
-                keys.append(UniqueKey(table: entity.table, columns: constraint.map { entity.attributes[$0].column }, values: values,
+                keys.append(
+                    UniqueKey(
+                        table: entity.table, columns: constraint.map { entity.attributes[$0].column }, values: values,
                         types: constraint.map { entity.attributes[$0].type }))
             }
         }
@@ -98,7 +102,9 @@ extension ObjectContext {
         let targetEntity = type(of: target).entityDescription
         if valuesWin {
             for slot in entity.attributes.indices where slot < targetEntity.attributes.count {
-                guard source.objectID.isTemporary || source.changedMask & EntityDescription.bit(slot) != 0 else { continue }
+                guard source.objectID.isTemporary || source.changedMask & EntityDescription.bit(slot) != 0 else {
+                    continue
+                }
                 try target.setValue(source.value(atSlot: slot), atSlot: slot)
             }
         }
@@ -131,12 +137,18 @@ extension ObjectContext {
                     "SELECT \"_pk\", \"_entity\", \"_version\" FROM \(EntityDescription.quoted(key.table)) WHERE "
                     + key.columns.map { "\(EntityDescription.quoted($0)) = ?" }.joined(separator: " AND ")
                 let statement = try connection.cachedStatement(sql)
-                for (index, value) in key.values.enumerated() { value.bind(to: statement, at: Int32(index + 1), as: key.types[index]) }
+                for (index, value) in key.values.enumerated() {
+                    value.bind(to: statement, at: Int32(index + 1), as: key.types[index])
+                }
                 // A row this save deletes, or whose object now holds other values, is no match.
                 var found: (ObjectID, Int64)?
                 while found == nil, try statement.step() {
-                    let id = ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
-                    if let existing = registered[id], existing.isListedAsDeleted || !uniqueKeys(existing).contains(key) { continue }
+                    let id = ObjectID(
+                        entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
+                    if let existing = registered[id], existing.isListedAsDeleted || !uniqueKeys(existing).contains(key)
+                    {
+                        continue
+                    }
                     found = (id, statement.int64(2))
                 }
                 statement.reset()
@@ -150,7 +162,9 @@ extension ObjectContext {
 
     /// Makes the unsaved `object` the object of the stored row `id` (the row's object in this
     /// context, if there is one, absorbs it instead).
-    private func takeOver(_ id: ObjectID, version: Int64, by object: ManagedObject, _ connection: Connection) throws(DatabaseError) {
+    private func takeOver(_ id: ObjectID, version: Int64, by object: ManagedObject, _ connection: Connection)
+        throws(DatabaseError)
+    {
         // Links recorded for join tables keep pointing at `object`, which now has the row's `_pk`.
         if let existing = registered[id], !existing.isListedAsDeleted {
             try merge(object, into: existing, valuesWin: mergePolicy == .objectTrump)

@@ -49,7 +49,8 @@ public final class ObjectContext {
     /// Whether a listed-as-deleted object is still to be found through relationships.
     @inline(__always)
     func isGone(_ object: ManagedObject) -> Bool {
-        object.isListedAsDeleted && (deletionsInProgress.isEmpty || !deletionsInProgress.contains(ObjectIdentifier(object)))
+        object.isListedAsDeleted
+            && (deletionsInProgress.isEmpty || !deletionsInProgress.contains(ObjectIdentifier(object)))
     }
     /// UPDATE statements by entity and changed-column mask.
     var updateSQL: [UpdateKey: String] = [:]
@@ -128,7 +129,11 @@ public final class ObjectContext {
         guard !object.isListedAsUpdated, !object.isListedAsDeleted else { return }
         // An unsaved object is an insert, except in a child: there, once pushed, or a copy of the
         // parent's unsaved object, it is an update of the parent's.
-        if object.objectID.isTemporary && pushed[ObjectIdentifier(object)] == nil && parentInserted[object.objectID] !== object { return }
+        if object.objectID.isTemporary && pushed[ObjectIdentifier(object)] == nil
+            && parentInserted[object.objectID] !== object
+        {
+            return
+        }
         object.isListedAsUpdated = true
         updatedObjects.append(object)
     }
@@ -226,7 +231,8 @@ public final class ObjectContext {
             if error.sqlState == "23503" {
                 var refused = error
                 refused.code = .deny
-                refused.message = "a row still refers to a deleted object (the store refused the save): \(error.message)"
+                refused.message =
+                    "a row still refers to a deleted object (the store refused the save): \(error.message)"
                 throw refused
             }
             throw error
@@ -255,7 +261,10 @@ public final class ObjectContext {
         }
         linkChanges.removeAll()
         for object in updatedObjects { object.isListedAsUpdated = false }
-        let report = objectObservers.isEmpty ? nil : ObjectsDidChange(reason: .saved, inserted: insertedObjects, updated: updated, deleted: deletedObjects)
+        let report =
+            objectObservers.isEmpty
+            ? nil
+            : ObjectsDidChange(reason: .saved, inserted: insertedObjects, updated: updated, deleted: deletedObjects)
         let saved = store.hasLifecycleHooks ? insertedObjects + updated + deletedObjects : []
         registered.remove(deletedObjects)
         for object in deletedObjects {
@@ -284,7 +293,9 @@ public final class ObjectContext {
     }
 
     /// Tells the other stores on the database what this save changes (delivered at commit).
-    private func notify(_ feed: PostgresChangeFeed, _ changes: SavedChanges?, _ connection: Connection) throws(DatabaseError) {
+    private func notify(_ feed: PostgresChangeFeed, _ changes: SavedChanges?, _ connection: Connection)
+        throws(DatabaseError)
+    {
         let statement = try connection.cachedStatement("SELECT pg_notify(?, ?)")
         defer { statement.reset() }
         statement.bind(feed.channel, at: 1)
@@ -301,12 +312,15 @@ public final class ObjectContext {
             // PostgreSQL names the table, and its detail the columns: "Key (a, b)=(…) already exists."
             table = error.table
             let list = detail.firstMatch(of: /^Key \(([^)]*)\)=/)?.output.1 ?? ""
-            columns = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            columns = list.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
         } else {
             // SQLite says "UNIQUE constraint failed: table.column, table.column".
             let failed = error.message.split(separator: ":", maxSplits: 1).last.map { $0.split(separator: ",") } ?? []
             let pairs = failed.compactMap { part -> (String, String)? in
-                let names = part.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(String.init)
+                let names = part.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(
+                    String.init)
                 return names.count == 2 ? (names[0], names[1]) : nil
             }
             table = pairs.first?.0
@@ -315,16 +329,21 @@ public final class ObjectContext {
         // The entity that declares the constraint: of the entities of that table having it, the
         // one whose rows include the others'.
         let owners = store.model.entities.filter { entity in
-            entity.table == table && entity.uniquenessConstraints.contains { $0.map { entity.attributes[$0].column } == columns }
+            entity.table == table
+                && entity.uniquenessConstraints.contains { $0.map { entity.attributes[$0].column } == columns }
         }
         guard let owner = owners.max(by: { $0.fetchedEntityIDs.count < $1.fetchedEntityIDs.count }),
-            let constraint = owner.uniquenessConstraints.first(where: { $0.map { owner.attributes[$0].column } == columns })
+            let constraint = owner.uniquenessConstraints.first(where: {
+                $0.map { owner.attributes[$0].column } == columns
+            })
         else {
-            return DatabaseError(.uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
+            return DatabaseError(
+                .uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
         }
         let names = constraint.map { owner.attributes[$0].name }
         return DatabaseError(
-            .uniqueness, "another \(owner.name) already has the same \(names.joined(separator: ", ")) (the store refused the save)",
+            .uniqueness,
+            "another \(owner.name) already has the same \(names.joined(separator: ", ")) (the store refused the save)",
             entity: owner.name, property: names.first, sql: error.sql, sqliteCode: error.sqliteCode)
     }
 
@@ -332,11 +351,15 @@ public final class ObjectContext {
     /// relationship counts. Entities without any of those are skipped a run of objects at a time.
     /// A required typed attribute whose Swift type is optional, set to `nil` (one never set is
     /// reported as such).
-    private static func checkRequiredConverted(_ object: ManagedObject, _ entity: EntityDescription, into problems: inout [DatabaseError]) {
+    private static func checkRequiredConverted(
+        _ object: ManagedObject, _ entity: EntityDescription, into problems: inout [DatabaseError]
+    ) {
         for slot in entity.requiredConverted
-        where object.changedMask & EntityDescription.bit(slot) != 0 && unwrappedValue(object.value(atSlot: slot)) == nil {
+        where object.changedMask & EntityDescription.bit(slot) != 0 && unwrappedValue(object.value(atSlot: slot)) == nil
+        {
             let name = entity.attributes[slot].name
-            problems.append(DatabaseError(.validation, "\(entity.name).\(name) is required", entity: entity.name, property: name))
+            problems.append(
+                DatabaseError(.validation, "\(entity.name).\(name) is required", entity: entity.name, property: name))
         }
     }
 
@@ -352,11 +375,13 @@ public final class ObjectContext {
             if entity.isAbstract {
                 problems.append(
                     DatabaseError(
-                        .misuse, "\(entity.name) is abstract: insert objects of its sub-entities instead (\(run.count) inserted)",
+                        .misuse,
+                        "\(entity.name) is abstract: insert objects of its sub-entities instead (\(run.count) inserted)",
                         entity: entity.name))
             }
             guard
-                !entity.requiredWithoutDefault.isEmpty || !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty
+                !entity.requiredWithoutDefault.isEmpty || !entity.ruledAttributes.isEmpty
+                    || !entity.relationships.isEmpty
                     || !entity.requiredConverted.isEmpty
             else { return }
             for object in inserted[run] {
@@ -365,21 +390,29 @@ public final class ObjectContext {
                 where object.changedMask & (slot < 63 ? 1 << UInt64(slot) : 1 << 63) == 0 {
                     problems.append(
                         DatabaseError(
-                            .validation, "\(entity.name).\(attribute) is required and was never set", entity: entity.name,
+                            .validation, "\(entity.name).\(attribute) is required and was never set",
+                            entity: entity.name,
                             property: attribute))
                 }
-                if !entity.ruledAttributes.isEmpty { check { () throws(DatabaseError) in try AttributeValidator.validate(object, entity) } }
-                if !entity.relationships.isEmpty { check { () throws(DatabaseError) in try validateRelationships(object) } }
+                if !entity.ruledAttributes.isEmpty {
+                    check { () throws(DatabaseError) in try AttributeValidator.validate(object, entity) }
+                }
+                if !entity.relationships.isEmpty {
+                    check { () throws(DatabaseError) in try validateRelationships(object) }
+                }
             }
         }
         Self.forEachRun(of: updated) { entity, run in
-            guard !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty || !entity.requiredConverted.isEmpty else { return }
+            guard !entity.ruledAttributes.isEmpty || !entity.relationships.isEmpty || !entity.requiredConverted.isEmpty
+            else { return }
             for object in updated[run] {
                 Self.checkRequiredConverted(object, entity, into: &problems)
                 if !entity.ruledAttributes.isEmpty && object.changedMask != 0 {
                     check { () throws(DatabaseError) in try AttributeValidator.validate(object, entity) }
                 }
-                if !entity.relationships.isEmpty { check { () throws(DatabaseError) in try validateRelationships(object) } }
+                if !entity.relationships.isEmpty {
+                    check { () throws(DatabaseError) in try validateRelationships(object) }
+                }
             }
         }
         if store.hasLifecycleHooks { validateWithHooks(inserted: inserted, updated: updated, into: &problems) }
@@ -388,12 +421,15 @@ public final class ObjectContext {
         // A relationship's loading failing is not a validation problem: it goes as it is.
         if let failure = problems.first(where: { $0.code != .validation }) { throw failure }
         throw DatabaseError(
-            .validation, "\(problems.count) problems: " + problems.map(\.message).joined(separator: "; "), entity: first.entity,
+            .validation, "\(problems.count) problems: " + problems.map(\.message).joined(separator: "; "),
+            entity: first.entity,
             property: first.property)
     }
 
     /// Runs the `validateFor…` hooks of the objects a save writes.
-    private func validateWithHooks(inserted: [ManagedObject], updated: [ManagedObject], into problems: inout [DatabaseError]) {
+    private func validateWithHooks(
+        inserted: [ManagedObject], updated: [ManagedObject], into problems: inout [DatabaseError]
+    ) {
         func run(_ object: ManagedObject, _ hook: (any ObjectLifecycle) throws -> Void) {
             guard let lifecycle = object.lifecycle else { return }
             do { try hook(lifecycle) } catch { problems.append(Self.validationError(error, object)) }
@@ -409,7 +445,9 @@ public final class ObjectContext {
         recordedError = nil
         let report =
             objectObservers.isEmpty || !hasChanges
-            ? nil : ObjectsDidChange(reason: .rolledBack, inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
+            ? nil
+            : ObjectsDidChange(
+                reason: .rolledBack, inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects)
         for object in insertedObjects {
             object.context = nil
             object.links = []
@@ -420,7 +458,9 @@ public final class ObjectContext {
             let relationshipsChanged = object.relationshipMask != 0
             object.links = []
             object.relationshipMask = 0
-            if relationshipsChanged && type(of: object).entityDescription.isObserved { object.modelGenValuesDidChange() }
+            if relationshipsChanged && type(of: object).entityDescription.isObserved {
+                object.modelGenValuesDidChange()
+            }
         }
         linkChanges.removeAll()
         let changed = updatedObjects
@@ -443,7 +483,8 @@ public final class ObjectContext {
             let statement = try connection.cachedStatement(entity.selectRowSQL)
             statement.bind(object.objectID.rowID, at: 1)
             guard try statement.step() else {
-                throw DatabaseError(.missingObject, "\(entity.name) \(object.objectID) is no longer in the store", entity: entity.name)
+                throw DatabaseError(
+                    .missingObject, "\(entity.name) \(object.objectID) is no longer in the store", entity: entity.name)
             }
             try Self.readAgain(object, entity, from: statement)
         }

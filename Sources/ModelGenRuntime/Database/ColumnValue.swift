@@ -29,12 +29,16 @@ extension Statement {
 }
 
 extension Int16: ColumnValue {
-    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int16 { Int16(truncatingIfNeeded: row.int64(column)) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int16 {
+        Int16(truncatingIfNeeded: row.int64(column))
+    }
     @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
 }
 
 extension Int32: ColumnValue {
-    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int32 { Int32(truncatingIfNeeded: row.int64(column)) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int32 {
+        Int32(truncatingIfNeeded: row.int64(column))
+    }
     @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
 }
 
@@ -45,7 +49,9 @@ extension Int64: ColumnValue {
 
 /// `Int`, stored as a 64-bit integer: the raw value type of many enums on integer attributes.
 extension Int: ColumnValue {
-    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int { Int(truncatingIfNeeded: row.int64(column)) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Int {
+        Int(truncatingIfNeeded: row.int64(column))
+    }
     @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bind(Int64(self), at: index) }
 }
 
@@ -70,8 +76,12 @@ extension String: ColumnValue {
 }
 
 extension Date: ColumnValue {
-    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Date { Date(timeIntervalSinceReferenceDate: row.date(column)) }
-    @inlinable public func bind(_ statement: Statement, _ index: Int32) { statement.bindDate(timeIntervalSinceReferenceDate, at: index) }
+    @inlinable public static func read(_ row: Statement, _ column: Int32) -> Date {
+        Date(timeIntervalSinceReferenceDate: row.date(column))
+    }
+    @inlinable public func bind(_ statement: Statement, _ index: Int32) {
+        statement.bindDate(timeIntervalSinceReferenceDate, at: index)
+    }
 }
 
 extension Data: ColumnValue {
@@ -85,7 +95,8 @@ extension UUID: ColumnValue {
         guard bytes.count == 16 else { return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
         return UUID(
             uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10],
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10],
                 bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
             ))
     }
@@ -106,7 +117,8 @@ extension Decimal: ColumnValue {
         Decimal(string: row.string(column), locale: Locale(identifier: "en_US_POSIX")) ?? 0
     }
     public func bind(_ statement: Statement, _ index: Int32) {
-        statement.bindDecimal(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")), at: index)
+        statement.bindDecimal(
+            NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX")), at: index)
     }
 }
 

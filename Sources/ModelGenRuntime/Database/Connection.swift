@@ -1,9 +1,9 @@
 import CSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A connection to one database, with a cache of prepared statements: a SQLite database (a file
@@ -75,7 +75,9 @@ public final class Connection {
                 try execute("PRAGMA journal_mode = WAL")
                 return
             } catch {
-                guard error.sqliteCode.map({ $0 & 0xFF == SQLITE_BUSY }) == true, waited < busyTimeout else { throw error }
+                guard error.sqliteCode.map({ $0 & 0xFF == SQLITE_BUSY }) == true, waited < busyTimeout else {
+                    throw error
+                }
                 usleep(2_000)
                 waited += 2
             }
@@ -185,6 +187,7 @@ public final class Connection {
     func reconnectIfNeeded() throws(DatabaseError) { try postgres?.reconnectIfNeeded() }
 
     func error(_ sql: String?) -> DatabaseError {
-        DatabaseError(.sqlite, String(cString: sqlite3_errmsg(pointer)), sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))
+        DatabaseError(
+            .sqlite, String(cString: sqlite3_errmsg(pointer)), sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))
     }
 }

@@ -26,7 +26,8 @@ final class PostgresConnection: @unchecked Sendable {
         guard PQstatus(opened) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(opened)).trimmingCharacters(in: .whitespacesAndNewlines)
             PQfinish(opened)
-            throw DatabaseError(.postgres, "cannot connect to PostgreSQL (\(Self.redacted(connectionString))): \(message)")
+            throw DatabaseError(
+                .postgres, "cannot connect to PostgreSQL (\(Self.redacted(connectionString))): \(message)")
         }
         handle = opened
         try configure()
@@ -57,7 +58,8 @@ final class PostgresConnection: @unchecked Sendable {
         guard !isConnected else { return }
         PQreset(handle)
         guard isConnected else {
-            throw DatabaseError(.connectionLost, "the connection to PostgreSQL is lost and could not be opened again: \(lastMessage)")
+            throw DatabaseError(
+                .connectionLost, "the connection to PostgreSQL is lost and could not be opened again: \(lastMessage)")
         }
         generation += 1
         try configure()

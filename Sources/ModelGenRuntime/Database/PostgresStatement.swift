@@ -65,7 +65,9 @@ final class PostgresStatement {
     }
 
     func bindNull(_ index: Int32) { set(index, nil, 0) }
-    func bind(_ value: Int64, at index: Int32) { set(index, Self.bigEndian(UInt64(bitPattern: value)), PostgresType.int8) }
+    func bind(_ value: Int64, at index: Int32) {
+        set(index, Self.bigEndian(UInt64(bitPattern: value)), PostgresType.int8)
+    }
     func bind(_ value: Double, at index: Int32) { set(index, Self.bigEndian(value.bitPattern), PostgresType.float8) }
     func bind(_ value: Bool, at index: Int32) { set(index, [value ? 1 : 0], PostgresType.bool) }
     func bind(_ value: String, at index: Int32) { set(index, Array(value.utf8), PostgresType.text) }
@@ -81,7 +83,9 @@ final class PostgresStatement {
     func bindDate(_ seconds: Double, at index: Int32) {
         let micros = (seconds * 1_000_000).rounded()
         let value: Int64 =
-            micros.isNaN ? 0 : micros >= 9e18 ? .max : micros <= -9e18 ? .min : Int64(micros) + PostgresType.microsecondsFrom2000To2001
+            micros.isNaN
+            ? 0
+            : micros >= 9e18 ? .max : micros <= -9e18 ? .min : Int64(micros) + PostgresType.microsecondsFrom2000To2001
         set(index, Self.bigEndian(UInt64(bitPattern: value)), PostgresType.timestamptz)
     }
 
@@ -149,7 +153,9 @@ final class PostgresStatement {
         let name = try preparedName()
         let packed = packedValues()
         connection.pending.append(
-            PostgresCommand(name: name, sql: text, buffer: packed.buffer, offsets: packed.offsets, lengths: packed.lengths, formats: formats))
+            PostgresCommand(
+                name: name, sql: text, buffer: packed.buffer, offsets: packed.offsets, lengths: packed.lengths,
+                formats: formats))
     }
 
     func execute() throws(DatabaseError) {
@@ -202,7 +208,8 @@ final class PostgresStatement {
         switch PQftype(result, column) {
         case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.bool, PostgresType.oid:
             return Self.integer(bytes)
-        case PostgresType.float8, PostgresType.float4, PostgresType.numeric, PostgresType.timestamptz, PostgresType.timestamp:
+        case PostgresType.float8, PostgresType.float4, PostgresType.numeric, PostgresType.timestamptz,
+            PostgresType.timestamp:
             let number = double(column)
             return number.isFinite ? Int64(exactly: number.rounded(.towardZero)) ?? 0 : 0
         default:
@@ -215,7 +222,8 @@ final class PostgresStatement {
         switch PQftype(result, column) {
         case PostgresType.float8: return Double(bitPattern: UInt64(bitPattern: Self.integer(bytes)))
         case PostgresType.float4: return Double(Float(bitPattern: UInt32(truncatingIfNeeded: Self.integer(bytes))))
-        case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.bool: return Double(Self.integer(bytes))
+        case PostgresType.int8, PostgresType.int4, PostgresType.int2, PostgresType.bool:
+            return Double(Self.integer(bytes))
         case PostgresType.numeric: return Double(PostgresType.numericText(bytes)) ?? .nan
         case PostgresType.timestamptz, PostgresType.timestamp: return date(column)
         default: return Double(String(decoding: bytes, as: UTF8.self)) ?? 0

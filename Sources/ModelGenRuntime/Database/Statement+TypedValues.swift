@@ -34,12 +34,14 @@ extension Statement {
     }
 
     /// Binds `value`'s raw value to parameter `index`.
-    public func bindRawValue<Value: RawRepresentable>(_ value: Value, at index: Int32) where Value.RawValue: ColumnValue {
+    public func bindRawValue<Value: RawRepresentable>(_ value: Value, at index: Int32)
+    where Value.RawValue: ColumnValue {
         value.rawValue.bind(self, index)
     }
 
     /// Binds `value`'s raw value (NULL for `nil`) to parameter `index`.
-    public func bindRawValue<Value: RawRepresentable>(_ value: Value?, at index: Int32) where Value.RawValue: ColumnValue {
+    public func bindRawValue<Value: RawRepresentable>(_ value: Value?, at index: Int32)
+    where Value.RawValue: ColumnValue {
         if let value { value.rawValue.bind(self, index) } else { bindNull(index) }
     }
 
@@ -68,7 +70,9 @@ extension Statement {
     }
 
     private func noteUnknownRawValue(_ raw: some Any, slot: Int) {
-        noteConversionFailure(DatabaseError(.conversion, "\(String(reflecting: raw)) is not a raw value of the attribute's type"), slot: slot)
+        noteConversionFailure(
+            DatabaseError(.conversion, "\(String(reflecting: raw)) is not a raw value of the attribute's type"),
+            slot: slot)
     }
 
     /// Records the first failed conversion since the last check.
@@ -86,7 +90,9 @@ extension Statement {
     }
 
     /// `error` with the entity and attribute of `slot` named.
-    static func located(_ error: DatabaseError, _ slot: Int, _ entity: EntityDescription, _ place: String) -> DatabaseError {
+    static func located(_ error: DatabaseError, _ slot: Int, _ entity: EntityDescription, _ place: String)
+        -> DatabaseError
+    {
         guard slot < entity.attributes.count else { return error }
         let attribute = entity.attributes[slot]
         var located = error

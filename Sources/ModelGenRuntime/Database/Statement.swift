@@ -26,7 +26,9 @@ public final class Statement {
             return
         }
         var prepared: OpaquePointer?
-        guard sqlite3_prepare_v3(connection.pointer, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
+        guard
+            sqlite3_prepare_v3(connection.pointer, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+                == SQLITE_OK,
             let prepared
         else { throw connection.error(sql) }
         statement = prepared
@@ -139,7 +141,8 @@ public final class Statement {
     public func bind(_ value: [UInt8], at index: Int32) {
         if let postgres { return postgres.bind(value, at: index) }
         value.withUnsafeBytes { buffer in
-            _ = sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), modelgen_sqlite_transient())
+            _ = sqlite3_bind_blob(
+                statement, index, buffer.baseAddress, Int32(buffer.count), modelgen_sqlite_transient())
         }
     }
 

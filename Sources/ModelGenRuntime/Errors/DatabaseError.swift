@@ -8,7 +8,8 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A stable error code. New codes may be added; existing ones never change meaning.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate, misuse, migration
+            case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate,
+                misuse, migration
             case foreignDatabase, postgres, connectionLost, conversion
         }
 

@@ -129,5 +129,3 @@ extension SortedArray where Element: Equatable {
 
     public func contains(_ element: Element) -> Bool { firstIndex(of: element) != nil }
 }
-
-

@@ -32,20 +32,24 @@ extension FetchableObject {
 
     /// The objects that match `predicate`, in the order given.
     public static func fetch(
-        in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil, sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = [],
+        in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil,
+        sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = [],
         limit: Int? = nil
     ) throws(DatabaseError) -> [Self] {
         try context.fetch(FetchRequest(predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit))
     }
 
     /// How many objects match `predicate`.
-    public static func count(in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil) throws(DatabaseError) -> Int {
+    public static func count(in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil)
+        throws(DatabaseError) -> Int
+    {
         try context.count(FetchRequest<Self>(predicate: predicate))
     }
 
     /// The first object that matches `predicate` in the order given.
     public static func first(
-        in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil, sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = []
+        in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil,
+        sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = []
     ) throws(DatabaseError) -> Self? {
         try context.fetch(FetchRequest(predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: 1)).first
     }

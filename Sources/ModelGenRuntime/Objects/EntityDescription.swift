@@ -112,7 +112,8 @@ public final class EntityDescription: Sendable {
     private let relationshipsByName: [String: Int]
 
     public init(
-        name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil, attributes: [AttributeDescription],
+        name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil,
+        attributes: [AttributeDescription],
         relationships: [RelationshipDescription] = [], columns: [String]? = nil, uniquenessConstraints: [[Int]] = [],
         objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:], isAbstract: Bool = false,
         isObserved: Bool = false
@@ -134,7 +135,8 @@ public final class EntityDescription: Sendable {
         selectColumnsSQL = (["_pk", "_entity", "_version"] + columns).map(Self.quoted).joined(separator: ", ")
         selectRowSQL = "SELECT \(selectColumnsSQL) FROM \(quotedTable) WHERE \"_pk\" = ?"
         selectColumnsOwnRowsSQL =
-            self.fetchedEntityIDs == [entityID] ? (["\"_pk\"", "NULL", "\"_version\""] + columns.map(Self.quoted)).joined(separator: ", ") : nil
+            self.fetchedEntityIDs == [entityID]
+            ? (["\"_pk\"", "NULL", "\"_version\""] + columns.map(Self.quoted)).joined(separator: ", ") : nil
         let foreignKeys = relationships.compactMap(\.foreignKeyColumn)
         attributeColumns = attributes.map { Self.quoted($0.column) }
         let written = attributeColumns + foreignKeys.map(Self.quoted)
@@ -147,7 +149,9 @@ public final class EntityDescription: Sendable {
         requiredConverted = attributes.indices.filter { !attributes[$0].isOptional && attributes[$0].conversion != nil }
         hasConversions = attributes.contains { $0.conversion != nil }
         ruledAttributes = attributes.indices.filter { attributes[$0].hasRule }
-        foreignKeyPositions = relationships.map { relationship in relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) } }
+        foreignKeyPositions = relationships.map { relationship in
+            relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) }
+        }
         hasForeignKeys = !foreignKeys.isEmpty
         hasDenyRule = relationships.contains { $0.deletionRule == .deny }
         bindsBySlot = objectType.map { $0 is any GeneratedEntity.Type } ?? false
@@ -159,7 +163,8 @@ public final class EntityDescription: Sendable {
             "SELECT \(selectColumnsSQL) FROM \(quotedTable) WHERE \"_entity\" IN ("
             + self.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ") ORDER BY \"_pk\""
         slotsByName = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-        relationshipsByName = Dictionary(relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        relationshipsByName = Dictionary(
+            relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         deleteSQL = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
     }
 

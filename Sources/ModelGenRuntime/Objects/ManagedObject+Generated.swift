@@ -16,7 +16,9 @@ extension ManagedObject {
     /// `value` as a `Value?` for the optional attribute in `slot`.
     /// - Throws: `.wrongType` for a value of another type.
     @_spi(Generated)
-    public final func checkedOptionalValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError) -> Value? {
+    public final func checkedOptionalValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError)
+        -> Value?
+    {
         guard let value = unwrappedValue(value) else { return nil }
         return try checkedValue(value, Value.self, slot: slot)
     }
@@ -26,9 +28,12 @@ extension ManagedObject {
     /// - Throws: `.wrongType` for `nil` or a value of another type, `.conversion` for a stored
     ///   form that is no value of `Value`.
     @_spi(Generated)
-    public final func checkedConvertedValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError) -> Value {
+    public final func checkedConvertedValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError)
+        -> Value
+    {
         if let typed = value as? Value { return typed }
-        guard let present = unwrappedValue(value), let conversion = Self.entityDescription.attributes[slot].conversion else {
+        guard let present = unwrappedValue(value), let conversion = Self.entityDescription.attributes[slot].conversion
+        else {
             throw wrongType(value, Value.self, slot: slot)
         }
         do {
@@ -41,17 +46,22 @@ extension ManagedObject {
 
     /// `value` as a `Value?` for the optional (in Swift) attribute in `slot`.
     @_spi(Generated)
-    public final func checkedOptionalConvertedValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int) throws(DatabaseError) -> Value? {
+    public final func checkedOptionalConvertedValue<Value>(_ value: Any?, _ type: Value.Type, slot: Int)
+        throws(DatabaseError) -> Value?
+    {
         guard let value = unwrappedValue(value) else { return nil }
         return try checkedConvertedValue(value, Value.self, slot: slot)
     }
 
     static func convertedInteger<Value>(_ value: Any?, to type: Value.Type) -> Value? {
-        guard let number = value as? any BinaryInteger, let integerType = Value.self as? any FixedWidthInteger.Type else { return nil }
+        guard let number = value as? any BinaryInteger, let integerType = Value.self as? any FixedWidthInteger.Type
+        else { return nil }
         return exactInteger(integerType, number) as? Value
     }
 
-    private static func exactInteger<Integer: FixedWidthInteger, Number: BinaryInteger>(_ type: Integer.Type, _ number: Number) -> Integer? {
+    private static func exactInteger<Integer: FixedWidthInteger, Number: BinaryInteger>(
+        _ type: Integer.Type, _ number: Number
+    ) -> Integer? {
         Integer(exactly: number)
     }
 
@@ -59,7 +69,8 @@ extension ManagedObject {
         let entity = Self.entityDescription
         let name = slot < entity.attributes.count ? entity.attributes[slot].name : "slot \(slot)"
         return DatabaseError(
-            .wrongType, "\(entity.name).\(name) takes values of type \(Value.self), not \(value.map { "\(type(of: $0))" } ?? "nil")",
+            .wrongType,
+            "\(entity.name).\(name) takes values of type \(Value.self), not \(value.map { "\(type(of: $0))" } ?? "nil")",
             entity: entity.name, property: name)
     }
 
@@ -118,7 +129,9 @@ extension ManagedObject {
     /// storage, else slot by slot through `value(atSlot:)`, which reaches typed storage and the
     /// runtime's alike (a generated class binds its own slots after its base class's, which
     /// would put them out of order around a `category` entity's).
-    final func bindAttributes(to statement: Statement, startingAt index: Int32, mask: UInt64, _ entity: EntityDescription) -> Int32 {
+    final func bindAttributes(
+        to statement: Statement, startingAt index: Int32, mask: UInt64, _ entity: EntityDescription
+    ) -> Int32 {
         guard entity.bindsBySlot else { return bind(to: statement, startingAt: index, mask: mask) }
         var next = index
         for (slot, attribute) in entity.attributes.enumerated() where mask & EntityDescription.bit(slot) != 0 {

@@ -27,21 +27,29 @@ final class LinkList {
 extension ManagedObject {
     /// The destination of to-one relationship `index`.
     @_spi(Generated)
-    public final func toOne<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self) -> Destination? {
+    public final func toOne<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self)
+        -> Destination?
+    {
         do {
             return try loadedToOne(index).map { unsafeDowncast($0, to: Destination.self) }
         } catch {
-            preconditionFailure("\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)")
+            preconditionFailure(
+                "\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)"
+            )
         }
     }
 
     /// The destinations of to-many relationship `index`, in order.
     @_spi(Generated)
-    public final func toMany<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self) -> [Destination] {
+    public final func toMany<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self)
+        -> [Destination]
+    {
         do {
             return try loadedToMany(index).objects.map { unsafeDowncast($0, to: Destination.self) }
         } catch {
-            preconditionFailure("\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)")
+            preconditionFailure(
+                "\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)"
+            )
         }
     }
 
@@ -149,7 +157,8 @@ extension ManagedObject {
         let relationship = entity.relationships[index]
         func wrongType() -> DatabaseError {
             DatabaseError(
-                .wrongType, "\(entity.name).\(relationship.name) takes \(relationship.isToMany ? "a collection of objects" : "an object")",
+                .wrongType,
+                "\(entity.name).\(relationship.name) takes \(relationship.isToMany ? "a collection of objects" : "an object")",
                 entity: entity.name, property: relationship.name)
         }
         if relationship.isToMany {
@@ -173,13 +182,18 @@ extension ManagedObject {
         }
     }
 
-    private func checkDestinations(_ objects: [ManagedObject], _ relationship: RelationshipDescription) throws(DatabaseError) {
+    private func checkDestinations(_ objects: [ManagedObject], _ relationship: RelationshipDescription)
+        throws(DatabaseError)
+    {
         for object in objects {
             let destination = type(of: object).entityDescription
-            guard destination.entityID == relationship.destinationEntityID || Self.isKind(destination, of: relationship.destinationEntityID, context)
+            guard
+                destination.entityID == relationship.destinationEntityID
+                    || Self.isKind(destination, of: relationship.destinationEntityID, context)
             else {
                 throw DatabaseError(
-                    .wrongType, "\(relationship.name) cannot lead to a \(destination.name)", entity: Self.entityDescription.name,
+                    .wrongType, "\(relationship.name) cannot lead to a \(destination.name)",
+                    entity: Self.entityDescription.name,
                     property: relationship.name)
             }
         }
@@ -218,7 +232,9 @@ extension ManagedObject {
         let wanted = LinkList(destinations)
         for object in current.objects where !wanted.contains(object) { try unlink(object, index) }
         for object in wanted.objects where !current.contains(object) { try link(object, index) }
-        if relationships[index].isOrdered, current.objects.map(ObjectIdentifier.init) != wanted.objects.map(ObjectIdentifier.init) {
+        if relationships[index].isOrdered,
+            current.objects.map(ObjectIdentifier.init) != wanted.objects.map(ObjectIdentifier.init)
+        {
             links[index] = .toMany(wanted)
             noteRelationshipChange(index)
         }

@@ -229,7 +229,9 @@ open class ManagedObject: Hashable {
         let attribute = entity.attributes[slot]
         guard let unwrapped = unwrappedValue(value) else {
             guard attribute.isOptional else {
-                throw DatabaseError(.wrongType, "\(entity.name).\(attribute.name) is required", entity: entity.name, property: attribute.name)
+                throw DatabaseError(
+                    .wrongType, "\(entity.name).\(attribute.name) is required", entity: entity.name,
+                    property: attribute.name)
             }
             prepareDynamicValues()
             dynamicValues[slot] = nil
@@ -256,7 +258,9 @@ open class ManagedObject: Hashable {
         }
         guard let typed = Self.swiftValue(unwrapped, for: attribute.type) else {
             throw DatabaseError(
-                .wrongType, "\(entity.name).\(attribute.name) takes values of type \(attribute.type), not \(type(of: unwrapped))", entity: entity.name,
+                .wrongType,
+                "\(entity.name).\(attribute.name) takes values of type \(attribute.type), not \(type(of: unwrapped))",
+                entity: entity.name,
                 property: attribute.name)
         }
         prepareDynamicValues()
@@ -297,7 +301,8 @@ open class ManagedObject: Hashable {
         }
         guard let slot = entity.slot(of: key) else {
             if entity.transients.keys.contains(key) { return transientValue(forKey: key) }
-            throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
+            throw DatabaseError(
+                .unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
         }
         return value(atSlot: slot)
     }
@@ -315,7 +320,8 @@ open class ManagedObject: Hashable {
                 setTransientValue(unwrappedValue(value), forKey: key)
                 return
             }
-            throw DatabaseError(.unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
+            throw DatabaseError(
+                .unknownKey, "\(entity.name) has no property '\(key)'", entity: entity.name, property: key)
         }
         try setValue(value, atSlot: slot)
     }

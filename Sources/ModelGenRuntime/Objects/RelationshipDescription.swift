@@ -42,7 +42,8 @@ public struct RelationshipDescription: Sendable {
     public let storage: Storage
 
     public init(
-        name: String, destinationEntityID: Int32, destination: ManagedObject.Type? = nil, inverse: Int?, isToMany: Bool, isOrdered: Bool = false,
+        name: String, destinationEntityID: Int32, destination: ManagedObject.Type? = nil, inverse: Int?, isToMany: Bool,
+        isOrdered: Bool = false,
         isOptional: Bool = true, minCount: Int? = nil, maxCount: Int? = nil, deletionRule: DeletionRule = .nullify,
         storage: Storage
     ) {

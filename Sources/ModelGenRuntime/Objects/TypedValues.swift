@@ -14,7 +14,8 @@ public struct ValueCoding<Value>: Sendable {
     let encode: @Sendable (Value) throws -> Data
     let decode: @Sendable (Data) throws -> Value
 
-    public init(encode: @escaping @Sendable (Value) throws -> Data, decode: @escaping @Sendable (Data) throws -> Value) {
+    public init(encode: @escaping @Sendable (Value) throws -> Data, decode: @escaping @Sendable (Data) throws -> Value)
+    {
         self.encode = encode
         self.decode = decode
     }
@@ -67,10 +68,13 @@ public enum ValueTransformers {
         let found = lock.withLock { registered[name] }
         guard let found else {
             throw DatabaseError(
-                .conversion, "no value transformer '\(name)' is registered: call ValueTransformers.register(\"\(name)\", for: \(Value.self).self, …)")
+                .conversion,
+                "no value transformer '\(name)' is registered: call ValueTransformers.register(\"\(name)\", for: \(Value.self).self, …)"
+            )
         }
         guard let coding = found as? ValueCoding<Value> else {
-            throw DatabaseError(.conversion, "the value transformer '\(name)' is registered for another type than \(Value.self)")
+            throw DatabaseError(
+                .conversion, "the value transformer '\(name)' is registered for another type than \(Value.self)")
         }
         return coding
     }
@@ -96,13 +100,18 @@ public struct ValueConversion: Sendable, Hashable {
         ValueConversion(
             typeName: "\(Value.self)", isTyped: { $0 is Value },
             stored: { value throws(DatabaseError) in
-                guard let typed = value as? Value else { throw DatabaseError(.wrongType, "\(Swift.type(of: value)) is not \(Value.self)") }
+                guard let typed = value as? Value else {
+                    throw DatabaseError(.wrongType, "\(Swift.type(of: value)) is not \(Value.self)")
+                }
                 return typed.rawValue
             },
             typed: { value throws(DatabaseError) in
                 if let typed = value as? Value { return typed }
-                guard let raw = value as? Value.RawValue ?? ManagedObject.convertedInteger(value, to: Value.RawValue.self) else {
-                    throw DatabaseError(.wrongType, "\(Swift.type(of: value)) is neither \(Value.self) nor its raw value")
+                guard
+                    let raw = value as? Value.RawValue ?? ManagedObject.convertedInteger(value, to: Value.RawValue.self)
+                else {
+                    throw DatabaseError(
+                        .wrongType, "\(Swift.type(of: value)) is neither \(Value.self) nor its raw value")
                 }
                 guard let typed = Value(rawValue: raw) else {
                     throw DatabaseError(.conversion, "\(String(reflecting: raw)) is not a raw value of \(Value.self)")
@@ -116,15 +125,22 @@ public struct ValueConversion: Sendable, Hashable {
         ValueConversion(
             typeName: "\(Value.self)", isTyped: { $0 is Value },
             stored: { value throws(DatabaseError) in
-                guard let typed = value as? Value else { throw DatabaseError(.wrongType, "\(Swift.type(of: value)) is not \(Value.self)") }
-                do { return try coding.encode(typed) } catch { throw ValueConversion.failure(error, encoding: Value.self) }
+                guard let typed = value as? Value else {
+                    throw DatabaseError(.wrongType, "\(Swift.type(of: value)) is not \(Value.self)")
+                }
+                do { return try coding.encode(typed) } catch {
+                    throw ValueConversion.failure(error, encoding: Value.self)
+                }
             },
             typed: { value throws(DatabaseError) in
                 if let typed = value as? Value { return typed }
                 guard let data = value as? Data ?? (value as? [UInt8]).map({ Data($0) }) else {
-                    throw DatabaseError(.wrongType, "\(Swift.type(of: value)) is neither \(Value.self) nor its stored bytes")
+                    throw DatabaseError(
+                        .wrongType, "\(Swift.type(of: value)) is neither \(Value.self) nor its stored bytes")
                 }
-                do { return try coding.decode(data) } catch { throw ValueConversion.failure(error, decoding: Value.self) }
+                do { return try coding.decode(data) } catch {
+                    throw ValueConversion.failure(error, decoding: Value.self)
+                }
             })
     }
 
@@ -147,7 +163,9 @@ extension ManagedObject {
     /// (`nil` when it cannot be encoded; a save reports that), else the value itself.
     final func storedForm(atSlot slot: Int, _ entity: EntityDescription) -> Any? {
         let value = value(atSlot: slot)
-        guard entity.hasConversions, let conversion = entity.attributes[slot].conversion, let present = unwrappedValue(value) else {
+        guard entity.hasConversions, let conversion = entity.attributes[slot].conversion,
+            let present = unwrappedValue(value)
+        else {
             return value
         }
         return try? conversion.stored(present)
@@ -157,9 +175,13 @@ extension ManagedObject {
 /// The value of a typed attribute's model default `raw`. A default that is no value of `Value`
 /// (the program's type and the model disagree) stops the program, naming both.
 @_spi(Generated)
-public func rawValueDefault<Value: RawRepresentable>(_ type: Value.Type, _ raw: Value.RawValue, _ attribute: String) -> Value {
+public func rawValueDefault<Value: RawRepresentable>(_ type: Value.Type, _ raw: Value.RawValue, _ attribute: String)
+    -> Value
+{
     guard let value = Value(rawValue: raw) else {
-        preconditionFailure("the model's default value of \(attribute) is not a raw value of \(Value.self): add it to \(Value.self) or change the model")
+        preconditionFailure(
+            "the model's default value of \(attribute) is not a raw value of \(Value.self): add it to \(Value.self) or change the model"
+        )
     }
     return value
 }

@@ -47,7 +47,8 @@ public struct ResultsChanges: Hashable, Sendable {
     public var updated: [ResultPosition] = []
 
     public var isEmpty: Bool {
-        deletedSections.isEmpty && insertedSections.isEmpty && deleted.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty
+        deletedSections.isEmpty && insertedSections.isEmpty && deleted.isEmpty && inserted.isEmpty && moved.isEmpty
+            && updated.isEmpty
     }
 }
 

@@ -84,7 +84,9 @@ public struct ResultsObservation<T: ManagedObject> {
     /// - Throws: why the observation cannot run (a key path that cannot sort or section, a
     ///   predicate that did not compile).
     func makeTracker(in context: ObjectContext) throws(DatabaseError) -> ResultsTracker {
-        if let failure = failure ?? request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
+        if let failure = failure ?? request.predicate?.failure
+            ?? request.sortDescriptors.lazy.compactMap(\.failure).first
+        {
             throw failure
         }
         return ResultsTracker(context: context, request: request, sectionSlot: sectionSlot)
@@ -175,7 +177,9 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
             try await next(isolation: nil)
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(DatabaseError) -> ObservedResults<T>? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(DatabaseError)
+            -> ObservedResults<T>?
+        {
             guard let tracker else {
                 let made = try observation.makeTracker(in: context)
                 let signal = signal

@@ -31,7 +31,9 @@ extension ResultsTracker {
 
     /// The objects the saves touched that are in the results or may now be (merging the saves
     /// into the context first; rows the context does not hold and the request selects are read).
-    private func touchedObjects(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) throws(DatabaseError) -> [ManagedObject] {
+    private func touchedObjects(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) throws(DatabaseError)
+        -> [ManagedObject]
+    {
         var touched: [ManagedObject] = []
         var noted = Set<ObjectIdentifier>()
         func note(_ object: ManagedObject) {
@@ -56,7 +58,9 @@ extension ResultsTracker {
 
     /// Takes `touched` out of the results and puts back those that still belong; where each was
     /// and where each is now.
-    private func placeAgain(_ touched: [ManagedObject]) -> (wasAt: [ObjectIdentifier: Int], nowAt: [ObjectIdentifier: Int]) {
+    private func placeAgain(_ touched: [ManagedObject]) -> (
+        wasAt: [ObjectIdentifier: Int], nowAt: [ObjectIdentifier: Int]
+    ) {
         var wasAt: [ObjectIdentifier: Int] = [:]
         var removals: [(index: Int, object: ManagedObject)] = []
         for object in touched {
@@ -100,12 +104,18 @@ extension ResultsTracker {
         // neighbours (a change of other attributes), else by a binary search that steps over its
         // own place.
         var to = from
-        if (from > 0 && !order(placements[from - 1], new)) || (from + 1 < objects.count && !order(new, placements[from + 1])) {
+        if (from > 0 && !order(placements[from - 1], new))
+            || (from + 1 < objects.count && !order(new, placements[from + 1]))
+        {
             var low = 0
             var high = objects.count - 1
             while low < high {
                 let middle = (low + high) / 2
-                if order(placements[middle < from ? middle : middle + 1], new) { low = middle + 1 } else { high = middle }
+                if order(placements[middle < from ? middle : middle + 1], new) {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
             }
             to = low
         }
@@ -118,12 +128,18 @@ extension ResultsTracker {
         if sectionSlot == nil {
             // One section throughout: the positions are the indexes.
             var changes = ResultsChanges()
-            if from != to { changes.moved = [ResultsChanges.Move(from: ResultPosition(section: 0, item: from), to: ResultPosition(section: 0, item: to))] }
+            if from != to {
+                changes.moved = [
+                    ResultsChanges.Move(
+                        from: ResultPosition(section: 0, item: from), to: ResultPosition(section: 0, item: to))
+                ]
+            }
             changes.updated = [ResultPosition(section: 0, item: to)]
             return changes
         }
         let pair = ResultsChangeBuilder.Pair(old: from, new: to, updated: true, mayStay: from == to)
-        return ResultsChangeBuilder(old: before, new: sections(), sectioned: true).changes(removed: [], added: [], pairs: [pair])
+        return ResultsChangeBuilder(old: before, new: sections(), sectioned: true).changes(
+            removed: [], added: [], pairs: [pair])
     }
 
     /// Moves the element at `from` to `to`, shifting those between (and only those).

@@ -46,7 +46,10 @@ extension ResultsTracker {
     }
 
     func leaveSection(_ key: StoredValue) {
-        guard sectionSlot != nil else { return sectionCounts[0] -= 1 }
+        guard sectionSlot != nil else {
+            sectionCounts[0] -= 1
+            return
+        }
         let index = sectionIndex(key)
         sectionCounts[index] -= 1
         if sectionCounts[index] == 0 {
@@ -56,7 +59,10 @@ extension ResultsTracker {
     }
 
     func enterSection(_ key: StoredValue) {
-        guard sectionSlot != nil else { return sectionCounts[0] += 1 }
+        guard sectionSlot != nil else {
+            sectionCounts[0] += 1
+            return
+        }
         let index = sectionIndex(key)
         if index < sectionKeys.count && sectionKeys[index] == key {
             sectionCounts[index] += 1

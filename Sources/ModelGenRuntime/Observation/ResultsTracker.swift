@@ -90,7 +90,9 @@ final class ResultsTracker {
         seen = context.store.changeLog.current
         placementLimit = 512
         sortSlots = request.sortDescriptors.map(\.slot)
-        let descriptors = request.sortDescriptors.map { Direction(ascending: $0.ascending, caseInsensitive: $0.caseInsensitive) }
+        let descriptors = request.sortDescriptors.map {
+            Direction(ascending: $0.ascending, caseInsensitive: $0.caseInsensitive)
+        }
         order = { lhs, rhs in
             if let direction = descriptors.first {
                 let order = StoredValue.order(lhs.first, rhs.first, caseInsensitive: direction.caseInsensitive)
@@ -238,7 +240,8 @@ final class ResultsTracker {
             }
             let was = previousPlacements[ObjectIdentifier(object)]!
             let changed =
-                was.version != placement.version || was.first != placement.first || was.rest != placement.rest || updated.contains(object.objectID)
+                was.version != placement.version || was.first != placement.first || was.rest != placement.rest
+                || updated.contains(object.objectID)
                 || object.changedMask != 0 || object.relationshipMask != 0
             pairs.append(ResultsChangeBuilder.Pair(old: old, new: index, updated: changed, mayStay: true))
         }
@@ -259,7 +262,8 @@ final class ResultsTracker {
     static func placement(of object: ManagedObject, _ slots: [Int]) -> Placement {
         Placement(
             first: slots.first.map { PredicateEvaluator.value($0, object) } ?? .null,
-            rest: slots.count > 1 ? slots.dropFirst().map { PredicateEvaluator.value($0, object) } : nil, version: object.version,
+            rest: slots.count > 1 ? slots.dropFirst().map { PredicateEvaluator.value($0, object) } : nil,
+            version: object.version,
             rank: rank(of: object))
     }
 
@@ -275,7 +279,11 @@ final class ResultsTracker {
 
     func forget(_ object: ManagedObject) {
         guard let placement = placed.removeValue(forKey: ObjectIdentifier(object)) else { return }
-        if placement.rank.unsaved { unsaved -= 1 } else if byRow[object.objectID] === object { byRow[object.objectID] = nil }
+        if placement.rank.unsaved {
+            unsaved -= 1
+        } else if byRow[object.objectID] === object {
+            byRow[object.objectID] = nil
+        }
     }
 
 }

@@ -21,7 +21,9 @@ extension ObjectPredicate {
         do {
             tree = try PredicateParser.parse(format)
         } catch {
-            throw DatabaseError(.predicate, "cannot read predicate '\(Self.excerpt(format))': \(error.message) at offset \(error.offset)")
+            throw DatabaseError(
+                .predicate,
+                "cannot read predicate '\(Self.excerpt(format))': \(error.message) at offset \(error.offset)")
         }
         var converter = FormatConverter<T>(format: format, arguments: arguments, variables: variables)
         self.init(try converter.condition(tree))
@@ -85,7 +87,8 @@ struct FormatConverter<T: ManagedObject> {
     /// leads on, a to-many is `ANY` (or `ALL`/`NONE`), `@count` counts, a relationship compared
     /// with an object (or nil) compares identity.
     private func condition(
-        _ path: ArraySlice<String>, in entity: EntityDescription, _ op: ComparisonOperator, _ options: ComparisonOptions, _ value: Any?,
+        _ path: ArraySlice<String>, in entity: EntityDescription, _ op: ComparisonOperator,
+        _ options: ComparisonOptions, _ value: Any?,
         _ quantifier: Quantifier
     ) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
         let name = path.first!
@@ -105,7 +108,8 @@ struct FormatConverter<T: ManagedObject> {
             if rest.isEmpty {
                 guard !relationship.isToMany, op == .equal || op == .notEqual else {
                     throw DatabaseError(
-                        .predicate, "'\(name)' is a relationship; compare a to-one with an object or nil, or name a key after it",
+                        .predicate,
+                        "'\(name)' is a relationship; compare a to-one with an object or nil, or name a key after it",
                         entity: entity.name, property: name)
                 }
                 let object: ManagedObject?
@@ -114,7 +118,8 @@ struct FormatConverter<T: ManagedObject> {
                 } else if let given = value as? ManagedObject {
                     object = given
                 } else {
-                    throw DatabaseError(.wrongType, "'\(name)' compares with an object", entity: entity.name, property: name)
+                    throw DatabaseError(
+                        .wrongType, "'\(name)' compares with an object", entity: entity.name, property: name)
                 }
                 return .identity(relationship: index, equal: op == .equal, object: object)
             }
@@ -122,7 +127,8 @@ struct FormatConverter<T: ManagedObject> {
                 throw fail("the destination of '\(name)' is unknown")
             }
             if !relationship.isToMany {
-                return .toOne(relationship: index, inner: try condition(rest, in: destination, op, options, value, quantifier))
+                return .toOne(
+                    relationship: index, inner: try condition(rest, in: destination, op, options, value, quantifier))
             }
             let inner = try condition(rest, in: destination, op, options, value, .none)
             switch quantifier {
@@ -132,10 +138,12 @@ struct FormatConverter<T: ManagedObject> {
             }
         }
         guard rest.isEmpty else {
-            throw DatabaseError(.unknownKey, "\(entity.name) has no relationship '\(name)'", entity: entity.name, property: name)
+            throw DatabaseError(
+                .unknownKey, "\(entity.name) has no relationship '\(name)'", entity: entity.name, property: name)
         }
         guard let slot = entity.slot(of: name) else {
-            throw DatabaseError(.unknownKey, "\(entity.name) has no attribute '\(name)'", entity: entity.name, property: name)
+            throw DatabaseError(
+                .unknownKey, "\(entity.name) has no attribute '\(name)'", entity: entity.name, property: name)
         }
         guard quantifier == .none else { throw fail("ANY/ALL/NONE need a to-many relationship") }
         let attribute = entity.attributes[slot]
@@ -147,7 +155,9 @@ struct FormatConverter<T: ManagedObject> {
             return .oneOf(slot: slot, values: values)
         case .between:
             guard let bounds = value as? [Any?], bounds.count == 2 else { throw fail("BETWEEN needs two bounds") }
-            return .between(slot: slot, low: try stored(bounds[0], attribute, entity), high: try stored(bounds[1], attribute, entity))
+            return .between(
+                slot: slot, low: try stored(bounds[0], attribute, entity),
+                high: try stored(bounds[1], attribute, entity))
         default:
             if op.isStringOperator, attribute.type != .string && attribute.type != .url {
                 throw DatabaseError(
@@ -159,10 +169,13 @@ struct FormatConverter<T: ManagedObject> {
     }
 
     /// `value IN path`, where `path` ends in a relationship and `value` is an object.
-    private func membership(_ path: ArraySlice<String>, in entity: EntityDescription, _ value: Any?) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
+    private func membership(_ path: ArraySlice<String>, in entity: EntityDescription, _ value: Any?)
+        throws(DatabaseError) -> ObjectPredicate<T>.Condition
+    {
         let name = path.first!
         guard let index = entity.relationshipIndex(of: name) else {
-            throw DatabaseError(.unknownKey, "\(entity.name) has no relationship '\(name)'", entity: entity.name, property: name)
+            throw DatabaseError(
+                .unknownKey, "\(entity.name) has no relationship '\(name)'", entity: entity.name, property: name)
         }
         let relationship = entity.relationships[index]
         if path.count > 1 {
@@ -172,7 +185,9 @@ struct FormatConverter<T: ManagedObject> {
             return .toOne(relationship: index, inner: try membership(path.dropFirst(), in: destination, value))
         }
         guard let object = value as? ManagedObject else {
-            throw DatabaseError(.wrongType, "'\(name)' is a relationship: what is IN it is an object", entity: entity.name, property: name)
+            throw DatabaseError(
+                .wrongType, "'\(name)' is a relationship: what is IN it is an object", entity: entity.name,
+                property: name)
         }
         return .member(relationship: index, object: object)
     }
@@ -183,10 +198,13 @@ struct FormatConverter<T: ManagedObject> {
         return nil
     }
 
-    private func stored(_ value: Any?, _ attribute: AttributeDescription, _ entity: EntityDescription) throws(DatabaseError) -> StoredValue {
+    private func stored(_ value: Any?, _ attribute: AttributeDescription, _ entity: EntityDescription)
+        throws(DatabaseError) -> StoredValue
+    {
         guard let stored = StoredValue.from(value, for: attribute.type) else {
             throw DatabaseError(
-                .wrongType, "\(String(describing: value ?? "nil")) does not fit '\(attribute.name)' (\(attribute.type))",
+                .wrongType,
+                "\(String(describing: value ?? "nil")) does not fit '\(attribute.name)' (\(attribute.type))",
                 entity: entity.name, property: attribute.name)
         }
         return stored
@@ -202,7 +220,9 @@ struct FormatConverter<T: ManagedObject> {
         case .self: break
         case .variable: return nil
         case .argument(let index):
-            guard index < arguments.count, let key = arguments[index] as? String else { throw fail("%K needs a key string") }
+            guard index < arguments.count, let key = arguments[index] as? String else {
+                throw fail("%K needs a key string")
+            }
             path = key.split(separator: ".").map(String.init) + components
         }
         return path

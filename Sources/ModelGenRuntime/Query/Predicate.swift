@@ -25,7 +25,9 @@ public struct ObjectPredicate<T: ManagedObject> {
     }
 
     private static func invalid(_ message: String, property: String? = nil) -> ObjectPredicate {
-        ObjectPredicate(.constant(false), failure: DatabaseError(.predicate, message, entity: T.entityDescription.name, property: property))
+        ObjectPredicate(
+            .constant(false),
+            failure: DatabaseError(.predicate, message, entity: T.entityDescription.name, property: property))
     }
 
     public static var all: ObjectPredicate { ObjectPredicate(.constant(true)) }
@@ -37,43 +39,57 @@ public struct ObjectPredicate<T: ManagedObject> {
     public static func || (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate {
         ObjectPredicate(.or([lhs.condition, rhs.condition]), failure: lhs.failure ?? rhs.failure)
     }
-    public static prefix func ! (operand: ObjectPredicate) -> ObjectPredicate { ObjectPredicate(.not(operand.condition), failure: operand.failure) }
+    public static prefix func ! (operand: ObjectPredicate) -> ObjectPredicate {
+        ObjectPredicate(.not(operand.condition), failure: operand.failure)
+    }
 
     // MARK: - Typed construction
 
     /// Objects whose to-one `relationship` leads to an object matching `predicate`
     /// (`\Grade.student` and `\Student.id == id`: Core Data's `student.id == %@`).
-    public static func related<D: ManagedObject>(_ relationship: KeyPath<T, D?>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
+    public static func related<D: ManagedObject>(_ relationship: KeyPath<T, D?>, _ predicate: ObjectPredicate<D>)
+        -> ObjectPredicate
+    {
         guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
         return ObjectPredicate(.toOne(relationship: index, inner: predicate.condition), failure: predicate.failure)
     }
 
     /// Objects with at least one object in to-many `relationship` matching `predicate` (`ANY`).
-    public static func any<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
+    public static func any<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ predicate: ObjectPredicate<D>)
+        -> ObjectPredicate
+    {
         guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
         return ObjectPredicate(.any(relationship: index, inner: predicate.condition), failure: predicate.failure)
     }
 
     /// Objects with at least one object in ordered to-many `relationship` matching `predicate`.
-    public static func any<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ predicate: ObjectPredicate<D>) -> ObjectPredicate {
+    public static func any<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ predicate: ObjectPredicate<D>)
+        -> ObjectPredicate
+    {
         guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
         return ObjectPredicate(.any(relationship: index, inner: predicate.condition), failure: predicate.failure)
     }
 
     /// `relationship.@count op count`.
-    public static func count<D: ManagedObject>(_ relationship: KeyPath<T, Set<D>>, _ op: ComparisonOperator, _ count: Int) -> ObjectPredicate {
+    public static func count<D: ManagedObject>(
+        _ relationship: KeyPath<T, Set<D>>, _ op: ComparisonOperator, _ count: Int
+    ) -> ObjectPredicate {
         guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
         return ObjectPredicate(.count(relationship: index, op: op, value: Int64(count)))
     }
 
     /// `relationship.@count op count` for an ordered to-many.
-    public static func count<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ op: ComparisonOperator, _ count: Int) -> ObjectPredicate {
+    public static func count<D: ManagedObject>(_ relationship: KeyPath<T, [D]>, _ op: ComparisonOperator, _ count: Int)
+        -> ObjectPredicate
+    {
         guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
         return ObjectPredicate(.count(relationship: index, op: op, value: Int64(count)))
     }
 
     /// Objects whose to-one `relationship` is (`==`) or is not (`!=`) `object`, by identity.
-    public static func identity<D: ManagedObject>(_ relationship: KeyPath<T, D?>, equal: Bool = true, _ object: D?) -> ObjectPredicate {
+    public static func identity<D: ManagedObject>(_ relationship: KeyPath<T, D?>, equal: Bool = true, _ object: D?)
+        -> ObjectPredicate
+    {
         guard let index = relationshipIndex(of: relationship) else { return notARelationship(relationship) }
         return ObjectPredicate(.identity(relationship: index, equal: equal, object: object))
     }
@@ -122,26 +138,40 @@ public struct ObjectPredicate<T: ManagedObject> {
     /// relationship (`.related`, `.any`, `.count` and `.contains` express those).
     private static func notStored(_ keyPath: AnyKeyPath) -> ObjectPredicate {
         invalid(
-            "\(keyPath) is not a stored attribute of \(T.entityDescription.name): transient attributes are not in the store, and relationships are compared with .related, .any, .count or .contains")
+            "\(keyPath) is not a stored attribute of \(T.entityDescription.name): transient attributes are not in the store, and relationships are compared with .related, .any, .count or .contains"
+        )
     }
 
     private static func doesNotFit(_ value: Any?, _ attribute: AttributeDescription) -> ObjectPredicate {
-        invalid("\(String(describing: value)) does not fit \(attribute.name) (\(attribute.type))", property: attribute.name)
+        invalid(
+            "\(String(describing: value)) does not fit \(attribute.name) (\(attribute.type))", property: attribute.name)
     }
 
-    public static func beginsWith(_ keyPath: KeyPath<T, String>, _ prefix: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> ObjectPredicate {
+    public static func beginsWith(
+        _ keyPath: KeyPath<T, String>, _ prefix: String, caseInsensitive: Bool = false,
+        diacriticInsensitive: Bool = false
+    ) -> ObjectPredicate {
         compare(keyPath, .beginsWith, prefix, options: options(caseInsensitive, diacriticInsensitive))
     }
 
-    public static func beginsWith(_ keyPath: KeyPath<T, String?>, _ prefix: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> ObjectPredicate {
+    public static func beginsWith(
+        _ keyPath: KeyPath<T, String?>, _ prefix: String, caseInsensitive: Bool = false,
+        diacriticInsensitive: Bool = false
+    ) -> ObjectPredicate {
         compare(keyPath, .beginsWith, prefix, options: options(caseInsensitive, diacriticInsensitive))
     }
 
-    public static func contains(_ keyPath: KeyPath<T, String?>, _ text: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> ObjectPredicate {
+    public static func contains(
+        _ keyPath: KeyPath<T, String?>, _ text: String, caseInsensitive: Bool = false,
+        diacriticInsensitive: Bool = false
+    ) -> ObjectPredicate {
         compare(keyPath, .contains, text, options: options(caseInsensitive, diacriticInsensitive))
     }
 
-    public static func endsWith(_ keyPath: KeyPath<T, String?>, _ suffix: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> ObjectPredicate {
+    public static func endsWith(
+        _ keyPath: KeyPath<T, String?>, _ suffix: String, caseInsensitive: Bool = false,
+        diacriticInsensitive: Bool = false
+    ) -> ObjectPredicate {
         compare(keyPath, .endsWith, suffix, options: options(caseInsensitive, diacriticInsensitive))
     }
 
@@ -154,10 +184,18 @@ public struct ObjectPredicate<T: ManagedObject> {
 }
 
 public func == <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .equal, rhs) }
-public func == <T: ManagedObject, D: ManagedObject>(lhs: KeyPath<T, D?>, rhs: D?) -> ObjectPredicate<T> { .identity(lhs, equal: true, rhs) }
-public func != <T: ManagedObject, D: ManagedObject>(lhs: KeyPath<T, D?>, rhs: D?) -> ObjectPredicate<T> { .identity(lhs, equal: false, rhs) }
+public func == <T: ManagedObject, D: ManagedObject>(lhs: KeyPath<T, D?>, rhs: D?) -> ObjectPredicate<T> {
+    .identity(lhs, equal: true, rhs)
+}
+public func != <T: ManagedObject, D: ManagedObject>(lhs: KeyPath<T, D?>, rhs: D?) -> ObjectPredicate<T> {
+    .identity(lhs, equal: false, rhs)
+}
 public func != <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .notEqual, rhs) }
 public func < <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .less, rhs) }
-public func <= <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .lessOrEqual, rhs) }
+public func <= <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> {
+    .compare(lhs, .lessOrEqual, rhs)
+}
 public func > <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .greater, rhs) }
-public func >= <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> { .compare(lhs, .greaterOrEqual, rhs) }
+public func >= <T: ManagedObject, V>(lhs: KeyPath<T, V>, rhs: V) -> ObjectPredicate<T> {
+    .compare(lhs, .greaterOrEqual, rhs)
+}

@@ -39,7 +39,8 @@ struct CompiledPredicate<T: ManagedObject> {
 
     /// SQL for `condition` on `entity`'s table when it is exact, else `nil`.
     private static func fragment(
-        _ condition: PredicateCondition, _ entity: EntityDescription, _ dialect: StoreDialect, _ parameters: inout [SQLArgument]
+        _ condition: PredicateCondition, _ entity: EntityDescription, _ dialect: StoreDialect,
+        _ parameters: inout [SQLArgument]
     ) -> String? {
         func column(_ slot: Int) -> String { quoted(entity.attributes[slot].column) }
         func type(_ slot: Int) -> ValueType { entity.attributes[slot].type }
@@ -62,7 +63,9 @@ struct CompiledPredicate<T: ManagedObject> {
                 guard let part = fragment(term, entity, dialect, &parameters) else { return nil }
                 parts.append("(\(part))")
             }
-            if parts.isEmpty { return { if case .and = condition { dialect.trueCondition } else { dialect.falseCondition } }() }
+            if parts.isEmpty {
+                return { if case .and = condition { dialect.trueCondition } else { dialect.falseCondition } }()
+            }
             if case .and = condition { return parts.joined(separator: " AND ") }
             return parts.joined(separator: " OR ")
         case .oneOf(let slot, _) where isDecimal(slot), .between(let slot, _, _) where isDecimal(slot),
@@ -77,7 +80,9 @@ struct CompiledPredicate<T: ManagedObject> {
         case .oneOf(let slot, let values):
             let column = column(slot)
             let present = values.filter { $0 != .null }
-            var text = present.isEmpty ? dialect.falseCondition : "\(column) IN (" + present.map { _ in "?" }.joined(separator: ", ") + ")"
+            var text =
+                present.isEmpty
+                ? dialect.falseCondition : "\(column) IN (" + present.map { _ in "?" }.joined(separator: ", ") + ")"
             parameters += present.map { SQLArgument($0, type(slot)) }
             if present.count != values.count { text = "(\(text) OR \(column) IS NULL)" }
             return text
@@ -99,23 +104,29 @@ struct CompiledPredicate<T: ManagedObject> {
                 let test = "\(quoted(key)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL))"
                 return orNowhere ? "(\(quoted(key)) IS NULL OR \(test))" : "(\(quoted(key)) IS NOT NULL AND \(test))"
             case .inverseForeignKey(let key, _):
-                let test = "\"_pk\" IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL AND (\(innerSQL)))"
+                let test =
+                    "\"_pk\" IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL AND (\(innerSQL)))"
                 guard orNowhere else { return test }
-                return "(\"_pk\" NOT IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL) OR \(test))"
+                return
+                    "(\"_pk\" NOT IN (SELECT \(quoted(key)) FROM \(table) WHERE \(quoted(key)) IS NOT NULL) OR \(test))"
             case .joinTable(let join, let source, let target, _):
-                let test = "\"_pk\" IN (SELECT \(quoted(source)) FROM \(quoted(join)) WHERE \(quoted(target)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
+                let test =
+                    "\"_pk\" IN (SELECT \(quoted(source)) FROM \(quoted(join)) WHERE \(quoted(target)) IN (SELECT \"_pk\" FROM \(table) WHERE \(innerSQL)))"
                 return orNowhere ? "(\"_pk\" NOT IN (SELECT \(quoted(source)) FROM \(quoted(join))) OR \(test))" : test
             }
         case .count(let index, let op, let value):
             let relationship = entity.relationships[index]
-            guard let destination = relationship.destination?.entityDescription, let symbol = symbol(op) else { return nil }
+            guard let destination = relationship.destination?.entityDescription, let symbol = symbol(op) else {
+                return nil
+            }
             let outer = quoted(entity.table) + ".\"_pk\""
             let counted: String
             switch relationship.storage {
             case .foreignKey(let key):
                 counted = "(CASE WHEN \(quoted(key)) IS NULL THEN 0 ELSE 1 END)"
             case .inverseForeignKey(let key, _):
-                counted = "(SELECT count(*) FROM \(quoted(destination.table)) AS \"_d\" WHERE \"_d\".\(quoted(key)) = \(outer))"
+                counted =
+                    "(SELECT count(*) FROM \(quoted(destination.table)) AS \"_d\" WHERE \"_d\".\(quoted(key)) = \(outer))"
             case .joinTable(let join, let source, _, _):
                 counted = "(SELECT count(*) FROM \(quoted(join)) AS \"_j\" WHERE \"_j\".\(quoted(source)) = \(outer))"
             }
@@ -131,7 +142,9 @@ struct CompiledPredicate<T: ManagedObject> {
             // An unsaved object has no row yet: in memory.
             guard !object.objectID.isTemporary, object.context != nil else { return nil }
             let relationship = entity.relationships[index]
-            guard let destination = relationship.destination?.entityDescription, destination.includes(object.objectID.entityID) else {
+            guard let destination = relationship.destination?.entityDescription,
+                destination.includes(object.objectID.entityID)
+            else {
                 return dialect.falseCondition
             }
             parameters.append(.key(object.objectID.rowID))
@@ -165,7 +178,9 @@ struct CompiledPredicate<T: ManagedObject> {
     ) -> String? {
         guard options.isEmpty else { return nil }  // folding rules SQL does not share: in memory
         // NaN equals nothing and orders with nothing (bound, SQLite would read it as NULL).
-        if case .real(let number) = value, number.isNaN { return op == .notEqual ? dialect.trueCondition : dialect.falseCondition }
+        if case .real(let number) = value, number.isNaN {
+            return op == .notEqual ? dialect.trueCondition : dialect.falseCondition
+        }
         switch op {
         case .equal:
             parameters.append(SQLArgument(value, type))
@@ -252,7 +267,9 @@ enum PredicateEvaluator {
         case .oneOf(let slot, let values):
             let stored = value(slot, object)
             guard !stored.isNaN else { return false }
-            return values.contains { !$0.isNaN && StoredValue.order($0, stored) == 0 && ($0 == .null) == (stored == .null) }
+            return values.contains {
+                !$0.isNaN && StoredValue.order($0, stored) == 0 && ($0 == .null) == (stored == .null)
+            }
         case .between(let slot, let low, let high):
             let stored = value(slot, object)
             guard stored != .null, !stored.isNaN, !low.isNaN, !high.isNaN else { return false }
@@ -293,7 +310,9 @@ enum PredicateEvaluator {
         return StoredValue.from(object.storedForm(atSlot: slot, entity), for: entity.attributes[slot].type) ?? .null
     }
 
-    static func compare(_ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue) -> Bool {
+    static func compare(
+        _ stored: StoredValue, _ op: ComparisonOperator, _ options: ComparisonOptions, _ operand: StoredValue
+    ) -> Bool {
         if stored.isNaN || operand.isNaN { return op == .notEqual }
         switch op {
         case .equal, .notEqual:
@@ -374,8 +393,12 @@ enum PredicateEvaluator {
             subject = subject.folding(options: .diacriticInsensitive, locale: nil)
             expression = expression.folding(options: .diacriticInsensitive, locale: nil)
         }
-        let options: NSRegularExpression.Options = flags.contains(.caseInsensitive) ? [.caseInsensitive, .dotMatchesLineSeparators] : [.dotMatchesLineSeparators]
-        guard let regex = try? NSRegularExpression(pattern: "^(?:" + expression + ")$", options: options) else { return false }
+        let options: NSRegularExpression.Options =
+            flags.contains(.caseInsensitive)
+            ? [.caseInsensitive, .dotMatchesLineSeparators] : [.dotMatchesLineSeparators]
+        guard let regex = try? NSRegularExpression(pattern: "^(?:" + expression + ")$", options: options) else {
+            return false
+        }
         return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
     }
 }

@@ -33,7 +33,8 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
     public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) throws(DatabaseError) {
         let entity = T.entityDescription
         guard let slot = entity.slot(of: key) else {
-            throw DatabaseError(.unknownKey, "\(entity.name) has no attribute '\(key)'", entity: entity.name, property: key)
+            throw DatabaseError(
+                .unknownKey, "\(entity.name) has no attribute '\(key)'", entity: entity.name, property: key)
         }
         self.slot = slot
         self.ascending = ascending
@@ -81,7 +82,8 @@ public struct FetchRequest<T: ManagedObject> {
     var effectiveLimit: Int? { fetchLimit.flatMap { $0 > 0 ? $0 : nil } }
 
     public init(
-        predicate: ObjectPredicate<T>? = nil, sortDescriptors: [ObjectSortDescriptor<T>] = [], fetchLimit: Int? = nil, fetchOffset: Int = 0
+        predicate: ObjectPredicate<T>? = nil, sortDescriptors: [ObjectSortDescriptor<T>] = [], fetchLimit: Int? = nil,
+        fetchOffset: Int = 0
     ) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors

@@ -20,7 +20,9 @@ enum StoredValue: Hashable {
 
     private static func plain(_ value: Any?, for type: ValueType) -> StoredValue? {
         guard let value else { return .null }
-        if let optional = value as? any OptionalProtocol { return optional.isNil ? .null : from(optional.wrapped, for: type) }
+        if let optional = value as? any OptionalProtocol {
+            return optional.isNil ? .null : from(optional.wrapped, for: type)
+        }
         switch type {
         case .int16, .int32, .int64:
             if let number = value as? any BinaryInteger { return Int64(exactly: number).map(StoredValue.integer) }
@@ -30,7 +32,9 @@ enum StoredValue: Hashable {
             return nil
         case .decimal:
             if let number = value as? Decimal { return .decimal(number) }
-            if let number = value as? any BinaryInteger, let integer = Int64(exactly: number) { return .decimal(Decimal(integer)) }
+            if let number = value as? any BinaryInteger, let integer = Int64(exactly: number) {
+                return .decimal(Decimal(integer))
+            }
             if let number = value as? Double, number.isFinite { return .decimal(Decimal(number)) }
             return nil
         case .double, .float:
@@ -41,7 +45,9 @@ enum StoredValue: Hashable {
             return nil
         case .bool:
             if let flag = value as? Bool { return .integer(flag ? 1 : 0) }
-            if let number = value as? any BinaryInteger, let integer = Int64(exactly: number), integer == 0 || integer == 1 {
+            if let number = value as? any BinaryInteger, let integer = Int64(exactly: number),
+                integer == 0 || integer == 1
+            {
                 return .integer(integer)
             }
             return nil
@@ -87,17 +93,21 @@ enum StoredValue: Hashable {
         }
         // NaN (never stored: a save refuses it) orders before every other number, so that
         // sorting unsaved objects stays a total order.
-        if lhs.isNaN || rhs.isNaN { return lhs.isNaN && rhs.isNaN ? 0 : lhs.isNaN && rank(rhs) == 1 ? -1 : rhs.isNaN && rank(lhs) == 1 ? 1 : rank(lhs) - rank(rhs) }
+        if lhs.isNaN || rhs.isNaN {
+            return lhs.isNaN && rhs.isNaN
+                ? 0 : lhs.isNaN && rank(rhs) == 1 ? -1 : rhs.isNaN && rank(lhs) == 1 ? 1 : rank(lhs) - rank(rhs)
+        }
         switch (lhs, rhs) {
-        case let (.integer(a), .integer(b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.integer, .real), (.real, .integer), (.real, .real):
-            let a = lhs.number!, b = rhs.number!
+            let a = lhs.number!
+            let b = rhs.number!
             return a < b ? -1 : (a > b ? 1 : 0)
-        case let (.text(a), .text(b)):
+        case (.text(let a), .text(let b)):
             let x = caseInsensitive ? Self.asciiLowercased(a) : Array(a.utf8)
             let y = caseInsensitive ? Self.asciiLowercased(b) : Array(b.utf8)
             return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
-        case let (.decimal(a), .decimal(b)):
+        case (.decimal(let a), .decimal(let b)):
             return a < b ? -1 : (a > b ? 1 : 0)
         case (.decimal(let a), .integer), (.decimal(let a), .real):
             let b = Decimal(rhs.number!)
@@ -105,7 +115,7 @@ enum StoredValue: Hashable {
         case (.integer, .decimal(let b)), (.real, .decimal(let b)):
             let a = Decimal(lhs.number!)
             return a < b ? -1 : (a > b ? 1 : 0)
-        case let (.blob(a), .blob(b)):
+        case (.blob(let a), .blob(let b)):
             return a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
         default:
             return rank(lhs) - rank(rhs)

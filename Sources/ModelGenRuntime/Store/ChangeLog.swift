@@ -92,4 +92,3 @@ final class ChangeLog: @unchecked Sendable {
         return (Array(entries[start...]), first <= sequence || sequence >= nextSequence, nextSequence)
     }
 }
-

@@ -16,9 +16,13 @@ extension PersistentStore {
     /// - Throws: `DatabaseError` `.postgres` or `.connectionLost` when the server cannot be reached
     ///   or the DDL fails; `.foreignDatabase` when the schema holds tables of another program;
     ///   `.migration` as on SQLite; `.misuse` when the generated code carries no PostgreSQL DDL.
-    public convenience init(postgres connectionString: String, model: Model, options: OpenOptions = OpenOptions()) throws(DatabaseError) {
+    public convenience init(postgres connectionString: String, model: Model, options: OpenOptions = OpenOptions())
+        throws(DatabaseError)
+    {
         guard let ddl = model.postgresDDL else {
-            throw DatabaseError(.misuse, "the code generated for \(model.name) carries no PostgreSQL DDL: generate it again with this modelgen")
+            throw DatabaseError(
+                .misuse,
+                "the code generated for \(model.name) carries no PostgreSQL DDL: generate it again with this modelgen")
         }
         let connection = try Connection(postgres: connectionString)
         let existing: String?
@@ -37,7 +41,9 @@ extension PersistentStore {
             throw DatabaseError(.postgres, "\(error)")
         }
         if let existing, existing != model.schemaHash {
-            try Self.migrate(connection, from: existing, to: model, migrations: model.postgresMigrations, allowingDataLoss: options.allowsDataLoss)
+            try Self.migrate(
+                connection, from: existing, to: model, migrations: model.postgresMigrations,
+                allowingDataLoss: options.allowsDataLoss)
         }
         if existing != nil { try Self.advanceKeySequences(connection, model) }
         self.init(model: model, connection: connection)
@@ -57,7 +63,8 @@ extension PersistentStore {
                     let table = EntityDescription.quoted(entity.table)
                     let statement = try connection.cachedStatement(
                         "SELECT setval(s, m) FROM (SELECT pg_get_serial_sequence(?, '_pk')::regclass AS s) AS q, "
-                            + "(SELECT max(\"_pk\") AS m FROM \(table)) AS r WHERE s IS NOT NULL AND m > coalesce(pg_sequence_last_value(s), 0)")
+                            + "(SELECT max(\"_pk\") AS m FROM \(table)) AS r WHERE s IS NOT NULL AND m > coalesce(pg_sequence_last_value(s), 0)"
+                    )
                     statement.bind(table, at: 1)
                     try statement.run()
                     statement.reset()
@@ -77,7 +84,8 @@ extension PersistentStore {
         let exists = try connection.cachedStatement("SELECT to_regclass('\"_modelgen_metadata\"') IS NOT NULL")
         defer { exists.reset() }
         guard try exists.step(), exists.int64(0) != 0 else { return nil }
-        let hash = try connection.cachedStatement(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
+        let hash = try connection.cachedStatement(
+            #"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
         defer { hash.reset() }
         return try hash.step() ? hash.string(0) : ""
     }
@@ -90,6 +98,7 @@ extension PersistentStore {
         guard try count.step(), count.int64(0) > 0 else { return }
         throw DatabaseError(
             .foreignDatabase,
-            "schema '\(count.string(1))' has tables but no modelgen metadata; it was not changed (choose another schema with search_path)")
+            "schema '\(count.string(1))' has tables but no modelgen metadata; it was not changed (choose another schema with search_path)"
+        )
     }
 }

@@ -29,7 +29,8 @@ public final class PersistentStore: @unchecked Sendable {
         public var postgresMigrations: [Migration]
 
         public init(
-            name: String, sqliteDDL: String, postgresDDL: String? = nil, schemaHash: String, entities: [EntityDescription],
+            name: String, sqliteDDL: String, postgresDDL: String? = nil, schemaHash: String,
+            entities: [EntityDescription],
             migrations: [Migration] = [], postgresMigrations: [Migration] = []
         ) {
             self.name = name
@@ -59,7 +60,10 @@ public final class PersistentStore: @unchecked Sendable {
         /// entities): run only for a store opened with `OpenOptions.allowsDataLoss`.
         public var lossyStatements: [String]?
 
-        public init(from: String, version: String, statements: [String]?, blockingSteps: [String], lossyStatements: [String]? = nil) {
+        public init(
+            from: String, version: String, statements: [String]?, blockingSteps: [String],
+            lossyStatements: [String]? = nil
+        ) {
             self.from = from
             self.version = version
             self.statements = statements
@@ -146,12 +150,16 @@ public final class PersistentStore: @unchecked Sendable {
             }
         }
         if let existing, existing != model.schemaHash {
-            try Self.migrate(connection, from: existing, to: model, migrations: model.migrations, allowingDataLoss: options.allowsDataLoss)
+            try Self.migrate(
+                connection, from: existing, to: model, migrations: model.migrations,
+                allowingDataLoss: options.allowsDataLoss)
         }
         if existing != nil { try Self.giveDecimalsTextAffinity(connection, model) }
         try connection.useWAL()
         self.init(model: model, connection: connection)
-        if connection.isFile { externalChanges = ExternalChangeWatcher(store: self, interval: options.externalChangeInterval) }
+        if connection.isFile {
+            externalChanges = ExternalChangeWatcher(store: self, interval: options.externalChangeInterval)
+        }
     }
 
     /// A store of `model` on `connection`, whose database holds the model's schema.
@@ -182,18 +190,22 @@ public final class PersistentStore: @unchecked Sendable {
     private static func giveDecimalsTextAffinity(_ connection: Connection, _ model: Model) throws(DatabaseError) {
         var columnsByTable: [String: Set<String>] = [:]
         for entity in model.entities {
-            for attribute in entity.attributes where attribute.type == .decimal { columnsByTable[entity.table, default: []].insert(attribute.column) }
+            for attribute in entity.attributes where attribute.type == .decimal {
+                columnsByTable[entity.table, default: []].insert(attribute.column)
+            }
         }
         guard !columnsByTable.isEmpty else { return }
         var changed: [(String, String)] = []
         for (table, columns) in columnsByTable.sorted(by: { $0.key < $1.key }) {
-            let statement = try connection.cachedStatement("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?")
+            let statement = try connection.cachedStatement(
+                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?")
             statement.bind(table, at: 1)
             let sql = try statement.step() ? statement.string(0) : nil
             statement.reset()
             guard var text = sql else { continue }
             for column in columns.sorted() {
-                text = text.replacingOccurrences(of: EntityDescription.quoted(column) + " DECIMAL", with: EntityDescription.quoted(column) + " TEXT")
+                text = text.replacingOccurrences(
+                    of: EntityDescription.quoted(column) + " DECIMAL", with: EntityDescription.quoted(column) + " TEXT")
             }
             if text != sql { changed.append((table, text)) }
         }
@@ -206,7 +218,8 @@ public final class PersistentStore: @unchecked Sendable {
                 version.reset()
                 try connection.execute("PRAGMA writable_schema = ON")
                 for (table, text) in changed {
-                    let update = try connection.cachedStatement("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?")
+                    let update = try connection.cachedStatement(
+                        "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?")
                     update.bind(text, at: 1)
                     update.bind(table, at: 2)
                     try update.run()
@@ -247,17 +260,20 @@ public final class PersistentStore: @unchecked Sendable {
     ///   automatic (the message lists the steps' codes); `.sqlite` when a statement fails. In
     ///   every case the store is left as it was.
     static func migrate(
-        _ connection: Connection, from recorded: String, to model: Model, migrations: [Migration], allowingDataLoss: Bool
+        _ connection: Connection, from recorded: String, to model: Model, migrations: [Migration],
+        allowingDataLoss: Bool
     ) throws(DatabaseError) {
         guard let migration = migrations.first(where: { $0.from == recorded }) else {
             if let storeModel = try? recordedValue("model", connection), !storeModel.isEmpty, storeModel != model.name {
                 throw DatabaseError(
                     .migration,
-                    "the store holds model '\(storeModel)', not '\(model.name)': open it with the code generated from '\(storeModel)'")
+                    "the store holds model '\(storeModel)', not '\(model.name)': open it with the code generated from '\(storeModel)'"
+                )
             }
             throw DatabaseError(
                 .migration,
-                "the store's schema (\(recorded.prefix(12))) is of no version of \(model.name) this code knows (\(model.schemaHash.prefix(12)) is current); migrate it with `modelgen diff`")
+                "the store's schema (\(recorded.prefix(12))) is of no version of \(model.name) this code knows (\(model.schemaHash.prefix(12)) is current); migrate it with `modelgen diff`"
+            )
         }
         guard let statements = migration.statements ?? (allowingDataLoss ? migration.lossyStatements : nil) else {
             let advice =
@@ -277,20 +293,24 @@ public final class PersistentStore: @unchecked Sendable {
                 try? connection.execute("ROLLBACK")
                 if connection.dialect.engine == .postgres {
                     var failure = error
-                    failure.message = "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)"
+                    failure.message =
+                        "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)"
                     failure.sql = statement
                     throw failure
                 }
                 try? connection.execute("PRAGMA legacy_alter_table = OFF")
                 try? connection.execute("PRAGMA foreign_keys = ON")
                 throw DatabaseError(
-                    .sqlite, "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)",
+                    .sqlite,
+                    "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)",
                     sql: statement, sqliteCode: error.sqliteCode)
             }
         }
-        let now = try connection.dialect.engine == .postgres ? recordedHashPostgres(connection) : recordedHash(connection)
+        let now =
+            try connection.dialect.engine == .postgres ? recordedHashPostgres(connection) : recordedHash(connection)
         guard now == model.schemaHash else {
-            throw DatabaseError(.migration, "migrating from version \(migration.version) did not give the current schema")
+            throw DatabaseError(
+                .migration, "migrating from version \(migration.version) did not give the current schema")
         }
     }
 
@@ -307,7 +327,8 @@ public final class PersistentStore: @unchecked Sendable {
             "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '_modelgen_metadata'")
         defer { exists.reset() }
         guard try exists.step() else { return nil }
-        let hash = try connection.cachedStatement(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
+        let hash = try connection.cachedStatement(
+            #"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
         defer { hash.reset() }
         return try hash.step() ? hash.string(0) : ""
     }

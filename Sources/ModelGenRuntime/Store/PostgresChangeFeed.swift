@@ -2,9 +2,9 @@ import CLibPQ
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How the stores of one PostgreSQL database learn each other's saves, across processes: each
@@ -31,7 +31,8 @@ final class PostgresChangeFeed: @unchecked Sendable {
 
     /// Starts listening for `connection`'s database and schema.
     init(connection: Connection, connectionString: String, log: ChangeLog) throws(DatabaseError) {
-        let statement = try connection.cachedStatement("SELECT 'modelgen_' || md5(current_database() || '.' || current_schema())")
+        let statement = try connection.cachedStatement(
+            "SELECT 'modelgen_' || md5(current_database() || '.' || current_schema())")
         defer { statement.reset() }
         _ = try statement.step()
         channel = statement.string(0)
@@ -63,7 +64,11 @@ final class PostgresChangeFeed: @unchecked Sendable {
             guard let connection = listener, connection.isConnected else {
                 // Saves may have been missed while the connection was down: refresh everything.
                 listener = try? reconnect()
-                if listener != nil { log?.record(origin: foreign, changes: nil, isLocal: false) } else { usleep(200_000) }
+                if listener != nil {
+                    log?.record(origin: foreign, changes: nil, isLocal: false)
+                } else {
+                    usleep(200_000)
+                }
                 continue
             }
             for payload in connection.waitForNotifications(milliseconds: 500) {
@@ -99,7 +104,9 @@ final class PostgresChangeFeed: @unchecked Sendable {
         func ids(_ text: Substring) -> [ObjectID] {
             text.split(separator: ",").compactMap { item in
                 let numbers = item.split(separator: ".")
-                guard numbers.count == 2, let entity = Int32(numbers[0]), let row = Int64(numbers[1]) else { return nil }
+                guard numbers.count == 2, let entity = Int32(numbers[0]), let row = Int64(numbers[1]) else {
+                    return nil
+                }
                 return ObjectID(entityID: entity, rowID: row)
             }
         }

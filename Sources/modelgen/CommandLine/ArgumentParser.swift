@@ -30,7 +30,9 @@ struct OptionSpec {
         var isRepeatable = false
 
         /// An option that takes a value.
-        static func valued(_ name: String, _ value: String, _ help: String, choices: [String]? = nil, repeatable: Bool = false) -> Option {
+        static func valued(
+            _ name: String, _ value: String, _ help: String, choices: [String]? = nil, repeatable: Bool = false
+        ) -> Option {
             Option(name: name, value: value, help: help, choices: choices, isRepeatable: repeatable)
         }
 
@@ -54,16 +56,21 @@ struct OptionSpec {
         self.options = options
         valued = Set(options.filter { $0.value != nil }.map(\.name))
         flags = Set(options.filter { $0.value == nil }.map(\.name))
-        choices = Dictionary(uniqueKeysWithValues: options.compactMap { option in option.choices.map { (option.name, $0) } })
+        choices = Dictionary(
+            uniqueKeysWithValues: options.compactMap { option in option.choices.map { (option.name, $0) } })
         repeatable = Set(options.filter(\.isRepeatable).map(\.name))
     }
 
     /// The OPTIONS section of a command's help: each option with its value and what it does,
     /// then `-h, --help`.
     var help: String {
-        let entries = options.map { option in
-            ("\(option.name)" + (option.value.map { " <\($0)>" } ?? ""), (option.choices.map { $0.joined(separator: " | ") + " " } ?? "") + option.help)
-        } + [("-h, --help", "Show this help")]
+        let entries =
+            options.map { option in
+                (
+                    "\(option.name)" + (option.value.map { " <\($0)>" } ?? ""),
+                    (option.choices.map { $0.joined(separator: " | ") + " " } ?? "") + option.help
+                )
+            } + [("-h, --help", "Show this help")]
         let column = min(30, (entries.map(\.0.count).max() ?? 0) + 4)
         var text = "OPTIONS:\n"
         for (left, right) in entries {
@@ -124,7 +131,9 @@ enum ArgumentParser {
                 }
                 if let allowed = spec.choices[name], !allowed.contains(value) {
                     throw UsageError(
-                        message: "invalid value '\(value)' for '\(name)'; expected one of: \(allowed.joined(separator: ", "))")
+                        message:
+                            "invalid value '\(value)' for '\(name)'; expected one of: \(allowed.joined(separator: ", "))"
+                    )
                 }
                 if spec.repeatable.contains(name) {
                     result.repeated[name, default: []].append(value)

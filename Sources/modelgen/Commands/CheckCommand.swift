@@ -35,7 +35,10 @@ struct CheckCommand: Command {
             if arguments.has("--all-versions") {
                 models = loader.loadAll(path: path, diagnostics: engine).compactMap(\.1)
             } else {
-                models = loader.load(path: path, version: arguments.options["--model-version"], diagnostics: engine).map { [$0] } ?? []
+                models =
+                    loader.load(path: path, version: arguments.options["--model-version"], diagnostics: engine).map {
+                        [$0]
+                    } ?? []
             }
             for model in models { failures += laterStages(model, path: path, engine) }
         }
@@ -47,9 +50,12 @@ struct CheckCommand: Command {
     /// Swift generation's failures (returned as messages).
     private static func laterStages(_ model: ObjectModel, path: String, _ engine: DiagnosticEngine) -> [String] {
         let before = engine.errorCount
-        guard let schema = SchemaLowering().lower(model, diagnostics: engine), engine.errorCount == before else { return [] }
+        guard let schema = SchemaLowering().lower(model, diagnostics: engine), engine.errorCount == before else {
+            return []
+        }
         do {
-            _ = try SwiftGenerator(options: SwiftGenerationOptions(access: .public, sourceName: path)).generate(model: model, schema: schema)
+            _ = try SwiftGenerator(options: SwiftGenerationOptions(access: .public, sourceName: path)).generate(
+                model: model, schema: schema)
             return []
         } catch {
             return ["modelgen: error: \(path): generating Swift failed: \(error)"]

@@ -28,7 +28,8 @@ struct DiffCommand: Command {
         .valued("--format", "format", "(default: sql)", choices: ["sql", "json"]),
         .flag("--allow-data-loss", "Run lossy steps (dropped entities, attributes, relationships)"),
         .valued(
-            "--default", "Entity.attribute=value", "A value for a new required attribute without a default\n(repeatable)",
+            "--default", "Entity.attribute=value",
+            "A value for a new required attribute without a default\n(repeatable)",
             repeatable: true),
         .flag("--check", "Print the plan's summary only; exit 1 when it is not empty"),
         .valued("--configuration", "name", "Only the entities of this configuration"),
@@ -42,7 +43,9 @@ struct DiffCommand: Command {
         case (2, nil, nil): paths = (arguments.positionals[0], nil, arguments.positionals[1], nil)
         case (1, _, _): throw UsageError(message: "a single model needs both --from and --to")
         case (2, _, _): throw UsageError(message: "--from and --to are for versions of one bundle, not two models")
-        default: throw UsageError(message: arguments.positionals.isEmpty ? "missing models" : "diff takes an old and a new model")
+        default:
+            throw UsageError(
+                message: arguments.positionals.isEmpty ? "missing models" : "diff takes an old and a new model")
         }
         var defaults: [String: String] = [:]
         for item in arguments.repeated["--default"] ?? [] {
@@ -80,7 +83,8 @@ struct DiffCommand: Command {
         }
         guard blocking.isEmpty else { return .modelErrors }
         let renderer = (SQLDialect(rawValue: arguments.options["--dialect"] ?? "sqlite") ?? .sqlite).migrationRenderer
-        let text = arguments.options["--format"] == "json" ? json(plan, renderer.statements(plan)) : renderer.script(plan)
+        let text =
+            arguments.options["--format"] == "json" ? json(plan, renderer.statements(plan)) : renderer.script(plan)
         return output.deliver(text, to: arguments.options["--output"])
     }
 
@@ -94,7 +98,9 @@ struct DiffCommand: Command {
             return count == 0 ? nil : "\(count) \(safety.rawValue)"
         }
         output.printError("modelgen: \(plan.steps.count) step(s): \(counts.joined(separator: ", "))")
-        for step in plan.steps { output.printError("  [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message)") }
+        for step in plan.steps {
+            output.printError("  [\(step.safety.rawValue)] \(step.code) \(step.subject): \(step.message)")
+        }
     }
 
     private struct PlanJSON: Encodable {
@@ -107,7 +113,8 @@ struct DiffCommand: Command {
 
     private static func json(_ plan: MigrationPlan, _ statements: [String]) -> String {
         let value = PlanJSON(
-            from: plan.oldSchema.versionName ?? plan.oldSchema.modelName, to: plan.newSchema.versionName ?? plan.newSchema.modelName,
+            from: plan.oldSchema.versionName ?? plan.oldSchema.modelName,
+            to: plan.newSchema.versionName ?? plan.newSchema.modelName,
             safety: plan.safety.rawValue,
             steps: plan.steps,
             statements: statements)

@@ -20,7 +20,9 @@ struct DumpCommand: Command {
     static let spec = OptionSpec([
         .valued("--stage", "stage", "(default: resolve)", choices: ["parse", "resolve", "schema", "swift"]),
         .valued("--configuration", "name", "With --stage schema or swift: only this configuration's entities"),
-        .valued("--access", "level", "(default: public), with --stage swift", choices: SwiftGenerationOptions.Access.allCases.map(\.rawValue)),
+        .valued(
+            "--access", "level", "(default: public), with --stage swift",
+            choices: SwiftGenerationOptions.Access.allCases.map(\.rawValue)),
         .valued("--format", "format", "(default: text)", choices: ["text", "json"]),
         .valued("--model-version", "name", "Dump this version instead of the current one"),
         .flag("--warnings-as-errors", "Treat warnings as errors"),
@@ -36,7 +38,8 @@ struct DumpCommand: Command {
         let stage = arguments.options["--stage"] ?? "resolve"
         var value: DumpValue?
         if let source = loader.source(at: path, diagnostics: engine),
-            let version = loader.selectVersion(of: source, requested: arguments.options["--model-version"], diagnostics: engine)
+            let version = loader.selectVersion(
+                of: source, requested: arguments.options["--model-version"], diagnostics: engine)
         {
             do {
                 if stage == "parse" {
@@ -54,9 +57,11 @@ struct DumpCommand: Command {
                                 value = try DumpValue.from(schema)
                             } else if !engine.hasErrors {
                                 let options = SwiftGenerationOptions(
-                                    access: SwiftGenerationOptions.Access(rawValue: arguments.options["--access"] ?? "public")!,
+                                    access: SwiftGenerationOptions.Access(
+                                        rawValue: arguments.options["--access"] ?? "public")!,
                                     sourceName: GenerateCommand.sourceName(path))
-                                value = DumpValue.from(SwiftGenerator(options: options).context(model: model, schema: schema))
+                                value = DumpValue.from(
+                                    SwiftGenerator(options: options).context(model: model, schema: schema))
                             }
                         }
                     } else {

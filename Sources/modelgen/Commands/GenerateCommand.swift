@@ -23,20 +23,29 @@ struct GenerateCommand: Command {
         .valued("--output", "directory", "Where to write the files (created if missing)"),
         .valued(
             "--config", "file",
-            "Options from a modelgen.json (access, configuration, templates relative\nto the file, observable); options given here win"),
+            "Options from a modelgen.json (access, configuration, templates relative\nto the file, observable); options given here win"
+        ),
         .valued(
             "--templates", "directory",
-            "Templates that replace built-in ones by file name (entity, storage,\ndescription, properties, overrides, initializer, helpers, model;\neach <name>.mustache)"),
-        .valued("--access", "level", "(default: public)", choices: SwiftGenerationOptions.Access.allCases.map(\.rawValue)),
+            "Templates that replace built-in ones by file name (entity, storage,\ndescription, properties, overrides, initializer, helpers, model;\neach <name>.mustache)"
+        ),
+        .valued(
+            "--access", "level", "(default: public)", choices: SwiftGenerationOptions.Access.allCases.map(\.rawValue)),
         .valued(
             "--single-file", "name",
             "Write all the Swift code into one file of this name (the fixed output\na build tool plugin declares)"),
-        .flag("--observable", "Make the classes Observable (the Observation framework), so SwiftUI\nand withObservationTracking see their properties"),
+        .flag(
+            "--observable",
+            "Make the classes Observable (the Observation framework), so SwiftUI\nand withObservationTracking see their properties"
+        ),
         .flag("--sql", "Also write <Model>.sqlite.sql and <Model>.postgres.sql"),
         .valued("--configuration", "name", "Only the entities of this configuration"),
         .valued("--model-version", "name", "Use this version instead of the current one"),
         .flag("--warnings-as-errors", "Treat warnings as errors"),
-        .flag("--check", "Write nothing; list the files that differ from what would be written\n(for CI, where generated code is committed)"),
+        .flag(
+            "--check",
+            "Write nothing; list the files that differ from what would be written\n(for CI, where generated code is committed)"
+        ),
     ])
 
     /// The model's file name as the generated header names it (no directories: output must not
@@ -51,7 +60,9 @@ struct GenerateCommand: Command {
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
             throw UsageError(message: arguments.positionals.isEmpty ? "missing model path" : "generate takes one model")
         }
-        guard let directory = arguments.options["--output"] else { throw UsageError(message: "missing --output <directory>") }
+        guard let directory = arguments.options["--output"] else {
+            throw UsageError(message: "missing --output <directory>")
+        }
         let resolved: Resolved
         switch resolve(arguments, path: path) {
         case .success(let value): resolved = value
@@ -79,7 +90,9 @@ struct GenerateCommand: Command {
         if arguments.has("--check") {
             let stale = target.outOfDate(files)
             for name in stale { output.printError("modelgen: \(target.path(of: name)) is out of date") }
-            if !stale.isEmpty { output.printError("modelgen: run 'modelgen generate' without --check to update \(stale.count) file(s)") }
+            if !stale.isEmpty {
+                output.printError("modelgen: run 'modelgen generate' without --check to update \(stale.count) file(s)")
+            }
             return stale.isEmpty ? .success : .modelErrors
         }
         if let failure = target.write(files) {
@@ -97,7 +110,9 @@ struct GenerateCommand: Command {
         var templates: [String: String]
     }
 
-    private static func resolve(_ arguments: ParsedArguments, path: String) -> Result<Resolved, GenerateConfiguration.Problem> {
+    private static func resolve(_ arguments: ParsedArguments, path: String) -> Result<
+        Resolved, GenerateConfiguration.Problem
+    > {
         var file = GenerateConfiguration()
         var templatesDirectory = arguments.options["--templates"]
         if let config = arguments.options["--config"] {
@@ -106,7 +121,8 @@ struct GenerateCommand: Command {
             case .failure(let problem): return .failure(problem)
             }
             if templatesDirectory == nil, let templates = file.templates {
-                templatesDirectory = URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent(templates).path
+                templatesDirectory =
+                    URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent(templates).path
             }
         }
         var templates: [String: String] = [:]
@@ -120,7 +136,10 @@ struct GenerateCommand: Command {
         let options = SwiftGenerationOptions(
             access: access, sourceName: sourceName(path), singleFile: arguments.options["--single-file"],
             observable: arguments.has("--observable") || file.observable == true)
-        return .success(Resolved(options: options, configuration: arguments.options["--configuration"] ?? file.configuration, templates: templates))
+        return .success(
+            Resolved(
+                options: options, configuration: arguments.options["--configuration"] ?? file.configuration,
+                templates: templates))
     }
 
     private enum Loaded {

@@ -36,7 +36,9 @@ struct GenerateConfiguration: Decodable, Equatable {
 
     /// Reads the file at `path`; the error message names the file and what is wrong in it.
     static func load(_ path: String) -> Result<GenerateConfiguration, Problem> {
-        guard let data = FileManager.default.contents(atPath: path) else { return .failure(Problem("\(path): cannot be read")) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(Problem("\(path): cannot be read"))
+        }
         do {
             return .success(try JSONDecoder().decode(GenerateConfiguration.self, from: data))
         } catch let problem as Problem {

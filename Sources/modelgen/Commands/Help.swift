@@ -1,7 +1,9 @@
 import ModelGenCore
 
 enum Help {
-    static var commands: [any Command.Type] { [CheckCommand.self, DumpCommand.self, SQLCommand.self, GenerateCommand.self, DiffCommand.self] }
+    static var commands: [any Command.Type] {
+        [CheckCommand.self, DumpCommand.self, SQLCommand.self, GenerateCommand.self, DiffCommand.self]
+    }
 
     static var overview: String {
         var text = """

@@ -2,11 +2,11 @@ import Foundation
 import ModelGenCore
 
 #if canImport(Glibc)
-import Glibc
-private let systemWrite = Glibc.write
+    import Glibc
+    private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
-import Darwin
-private let systemWrite = Darwin.write
+    import Darwin
+    private let systemWrite = Darwin.write
 #endif
 
 struct SQLCommand: Command {
@@ -38,8 +38,10 @@ struct SQLCommand: Command {
         let dialect = SQLDialect(rawValue: arguments.options["--dialect"] ?? "sqlite")!
         let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
         var text: String?
-        if let model = ModelLoader().load(path: path, version: arguments.options["--model-version"], diagnostics: engine),
-            let schema = SchemaLowering().lower(model, configuration: arguments.options["--configuration"], diagnostics: engine),
+        if let model = ModelLoader().load(
+            path: path, version: arguments.options["--model-version"], diagnostics: engine),
+            let schema = SchemaLowering().lower(
+                model, configuration: arguments.options["--configuration"], diagnostics: engine),
             !engine.hasErrors
         {
             text = SQLEmitter(dialect: dialect).emit(schema)
@@ -86,16 +88,21 @@ extension Output {
     private static func write(_ bytes: [UInt8], to path: String) -> String? {
         let existing = FileManager.default.contents(atPath: path)
         if let existing, existing.count == bytes.count,
-            bytes.isEmpty || existing.withUnsafeBytes({ old in bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 } })
+            bytes.isEmpty
+                || existing.withUnsafeBytes({ old in
+                    bytes.withUnsafeBytes { new in memcmp(old.baseAddress!, new.baseAddress!, new.count) == 0 }
+                })
         {
             return nil
         }
         do {
             // The array's storage written as it is, without a copy into a `Data`.
             try bytes.withUnsafeBytes { buffer in
-                let data = buffer.baseAddress.map {
-                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
-                } ?? Data()
+                let data =
+                    buffer.baseAddress.map {
+                        Data(
+                            bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                    } ?? Data()
                 if existing == nil, createNew(data, at: path) { return }
                 try data.write(to: URL(fileURLWithPath: path), options: .atomic)
             }

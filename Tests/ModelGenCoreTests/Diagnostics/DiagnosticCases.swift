@@ -61,7 +61,9 @@ enum DiagnosticCases {
                         <relationship name="r" toMany="YES" 1️⃣minCount="few" destinationEntity="A"/>
                     </entity>
                 """),
-        Case(id: "unknown-attribute-type", severity: .error, marked: entity(#"<attribute name="a" 1️⃣attributeType="Text"/>"#)),
+        Case(
+            id: "unknown-attribute-type", severity: .error,
+            marked: entity(#"<attribute name="a" 1️⃣attributeType="Text"/>"#)),
         Case(id: "missing-attribute-type", severity: .error, marked: entity(#"1️⃣<attribute name="a" optional="YES"/>"#)),
         Case(
             id: "stale-default-value", severity: .warning,
@@ -109,7 +111,9 @@ enum DiagnosticCases {
                         <attribute 1️⃣name="title" attributeType="String"/>
                     </entity>
                 """),
-        Case(id: "unknown-code-generation", severity: .warning, marked: #"    <entity name="A" 1️⃣codeGenerationType="magic"/>"#),
+        Case(
+            id: "unknown-code-generation", severity: .warning,
+            marked: #"    <entity name="A" 1️⃣codeGenerationType="magic"/>"#),
         Case(
             id: "duplicate-fetch-request", severity: .error,
             marked: """
@@ -141,7 +145,8 @@ enum DiagnosticCases {
             marked: entity(#"<relationship name="r" maxCount="1" 1️⃣deletionRule="Explode" destinationEntity="A"/>"#)),
         Case(
             id: "unresolved-inverse", severity: .error,
-            marked: entity(#"<relationship name="r" maxCount="1" destinationEntity="A" 1️⃣inverseName="nope" inverseEntity="A"/>"#)),
+            marked: entity(
+                #"<relationship name="r" maxCount="1" destinationEntity="A" 1️⃣inverseName="nope" inverseEntity="A"/>"#)),
         Case(
             id: "inverse-entity-mismatch", severity: .warning,
             marked: """
@@ -223,7 +228,8 @@ enum DiagnosticCases {
         Case(
             id: "default-outside-bounds", severity: .warning,
             marked: entity(
-                #"<attribute name="a" attributeType="Integer 16" minValueString="0" maxValueString="5" 1️⃣defaultValueString="9"/>"#)),
+                #"<attribute name="a" attributeType="Integer 16" minValueString="0" maxValueString="5" 1️⃣defaultValueString="9"/>"#
+            )),
         Case(
             id: "invalid-regular-expression", severity: .error,
             marked: entity(#"<attribute name="a" attributeType="String" 1️⃣regularExpressionString="(["/>"#)),
@@ -233,20 +239,28 @@ enum DiagnosticCases {
         Case(
             id: "invalid-swift-type", severity: .error,
             marked: entity(
-                #"1️⃣<attribute name="a" attributeType="String"><userInfo><entry key="modelgen.type" value="Status!"/></userInfo></attribute>"#)),
+                #"1️⃣<attribute name="a" attributeType="String"><userInfo><entry key="modelgen.type" value="Status!"/></userInfo></attribute>"#
+            )),
         Case(
             id: "ignored-swift-type", severity: .warning,
             marked: entity(
                 #"1️⃣<attribute name="a" attributeType="String" transient="YES"><userInfo><entry key="modelgen.type" value="Status"/></userInfo></attribute>"#
             )),
-        Case(id: "missing-composite", severity: .error, marked: entity(#"1️⃣<attribute name="c" attributeType="Composite"/>"#)),
+        Case(
+            id: "missing-composite", severity: .error,
+            marked: entity(#"1️⃣<attribute name="c" attributeType="Composite"/>"#)),
         Case(
             id: "unresolved-composite", severity: .error,
             marked: entity(#"<attribute name="c" attributeType="Composite" 1️⃣composite="Nope"/>"#)),
-        Case(id: "invalid-name", severity: .error, marked: entity(#"<attribute 1️⃣name="a'); DROP TABLE x;--" attributeType="String"/>"#)),
-        Case(id: "invalid-name", severity: .error, marked: #"    <entity 1️⃣name="lower" representedClassName="Lower"/>"#),
+        Case(
+            id: "invalid-name", severity: .error,
+            marked: entity(#"<attribute 1️⃣name="a'); DROP TABLE x;--" attributeType="String"/>"#)),
+        Case(
+            id: "invalid-name", severity: .error, marked: #"    <entity 1️⃣name="lower" representedClassName="Lower"/>"#),
         Case(id: "invalid-name", severity: .error, marked: #"    <entity name="A" 1️⃣representedClassName="My App.A"/>"#),
-        Case(id: "invalid-name", severity: .error, marked: entity(#"<relationship 1️⃣name="r&#10;s" destinationEntity="A"/>"#)),
+        Case(
+            id: "invalid-name", severity: .error,
+            marked: entity(#"<relationship 1️⃣name="r&#10;s" destinationEntity="A"/>"#)),
         Case(
             id: "unknown-sort-key", severity: .warning,
             marked: """

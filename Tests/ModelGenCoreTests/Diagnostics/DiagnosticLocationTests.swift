@@ -42,10 +42,13 @@ import Testing
         #expect(diagnostic.location?.line == expected.line, "\(diagnostic.rendered)")
         #expect(diagnostic.location?.column == expected.column, "\(diagnostic.rendered)")
         let firstLine = diagnostic.rendered.split(separator: "\n")[0]
-        #expect(firstLine.hasPrefix("\(Self.path):\(expected.line):\(expected.column): \(testCase.severity.rawValue): "))
+        #expect(
+            firstLine.hasPrefix("\(Self.path):\(expected.line):\(expected.column): \(testCase.severity.rawValue): "))
         #expect(firstLine.hasSuffix(" [\(testCase.id)]"))
         #expect(!diagnostic.message.hasSuffix("."), "messages have no trailing period")
-        #expect(diagnostic.message.first?.isUppercase != true || diagnostic.message.hasPrefix("'"), "messages start lowercase")
+        #expect(
+            diagnostic.message.first?.isUppercase != true || diagnostic.message.hasPrefix("'"),
+            "messages start lowercase")
     }
 
     /// Every id declared in ModelGenCore has a test here or in `LoaderTests`.
@@ -71,11 +74,13 @@ import Testing
                 <entity name="A" isAbstract="maybe" size="9"/>
             """)
         let rendered = Self.diagnose(text).map(\.rendered)
-        #expect(rendered == rendered.sorted { a, b in
-            let l = a.split(separator: ":").dropFirst().prefix(2).map { Int($0)! }
-            let r = b.split(separator: ":").dropFirst().prefix(2).map { Int($0)! }
-            return l.lexicographicallyPrecedes(r)
-        })
+        #expect(
+            rendered
+                == rendered.sorted { a, b in
+                    let l = a.split(separator: ":").dropFirst().prefix(2).map { Int($0)! }
+                    let r = b.split(separator: ":").dropFirst().prefix(2).map { Int($0)! }
+                    return l.lexicographicallyPrecedes(r)
+                })
         #expect(rendered.count == 3)
     }
 
@@ -105,7 +110,9 @@ import Testing
 
 extension TestPaths {
     static func files(withExtension ext: String, under root: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
         var result: [URL] = []
         for case let url as URL in enumerator where url.pathExtension == ext { result.append(url) }
         return result.sorted { $0.path < $1.path }

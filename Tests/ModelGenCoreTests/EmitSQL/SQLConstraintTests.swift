@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelGenCore
@@ -33,7 +33,8 @@ import Testing
 
     static func schema() throws -> RelationalSchema {
         let engine = DiagnosticEngine()
-        let model = try #require(FrontEnd().run(SourceFile(path: "Shops", bytes: Array(model.utf8)), diagnostics: engine))
+        let model = try #require(
+            FrontEnd().run(SourceFile(path: "Shops", bytes: Array(model.utf8)), diagnostics: engine))
         return try #require(SchemaLowering().lower(model, diagnostics: engine))
     }
 
@@ -104,9 +105,14 @@ import Testing
         let engine = DiagnosticEngine()
         let model = try #require(FrontEnd().run(SourceFile(path: "Tags", bytes: Array(text.utf8)), diagnostics: engine))
         let database = try SQLiteDatabase()
-        try database.execute(SQLEmitter(dialect: .sqlite).emit(try #require(SchemaLowering().lower(model, diagnostics: engine))))
+        try database.execute(
+            SQLEmitter(dialect: .sqlite).emit(try #require(SchemaLowering().lower(model, diagnostics: engine))))
         try database.execute(#"INSERT INTO "tag" ("_entity", "small", "uid") VALUES (1, 32767, zeroblob(16))"#)
-        #expect(throws: (any Error).self) { try database.execute(#"INSERT INTO "tag" ("_entity", "small") VALUES (1, 32768)"#) }
-        #expect(throws: (any Error).self) { try database.execute(#"INSERT INTO "tag" ("_entity", "uid") VALUES (1, zeroblob(15))"#) }
+        #expect(throws: (any Error).self) {
+            try database.execute(#"INSERT INTO "tag" ("_entity", "small") VALUES (1, 32768)"#)
+        }
+        #expect(throws: (any Error).self) {
+            try database.execute(#"INSERT INTO "tag" ("_entity", "uid") VALUES (1, zeroblob(15))"#)
+        }
     }
 }

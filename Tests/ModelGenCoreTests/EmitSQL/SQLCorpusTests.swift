@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelGenCore
@@ -28,7 +28,8 @@ import Testing
         try database.execute(SQLEmitter(dialect: .sqlite).emit(schema))
         #expect(try database.rows("PRAGMA integrity_check") == [["ok"]])
         #expect(try database.rows("PRAGMA foreign_key_check").isEmpty)
-        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: schema, dialect: .sqlite))
+        let differences = try SchemaFacts(sqlite: database).differences(
+            from: SchemaFacts(expected: schema, dialect: .sqlite))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 
@@ -39,7 +40,8 @@ import Testing
         let name = "corpus_" + SHA256.hex(Array(url.path.utf8)).prefix(12)
         let applied = try cluster.psql(SQLEmitter(dialect: .postgres).emit(schema), schema: name)
         #expect(applied.status == 0, "\(applied.stderr)")
-        let differences = try SchemaFacts(postgres: cluster, schema: name).differences(from: SchemaFacts(expected: schema, dialect: .postgres))
+        let differences = try SchemaFacts(postgres: cluster, schema: name).differences(
+            from: SchemaFacts(expected: schema, dialect: .postgres))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
     }
 }
@@ -49,7 +51,8 @@ import Testing
     @Test(arguments: CorpusTests.contentsFiles)
     func directWriterMatchesTheEncoder(_ url: URL) throws {
         let engine = DiagnosticEngine()
-        let model = try #require(FrontEnd().run(SourceFile(path: url.path, bytes: [UInt8](Data(contentsOf: url))), diagnostics: engine))
+        let model = try #require(
+            FrontEnd().run(SourceFile(path: url.path, bytes: [UInt8](Data(contentsOf: url))), diagnostics: engine))
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
         #expect(SchemaSnapshot.json(schema) == (try DumpValue.from(schema).compactJSON))
     }

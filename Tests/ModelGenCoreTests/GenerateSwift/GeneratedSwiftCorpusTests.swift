@@ -25,29 +25,39 @@ import Testing
         let csqlite = TestPaths.packageRoot.appendingPathComponent("Sources/CSQLite").path
         let clibpq = TestPaths.packageRoot.appendingPathComponent("Sources/CLibPQ").path
         return try Subprocess.run(
-            swiftc, ["-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite, "-I", clibpq, "-Xcc", "-I/usr/include/postgresql"] + extra + files)
+            swiftc,
+            [
+                "-typecheck", "-swift-version", "6", "-I", modulesDirectory.path, "-I", csqlite, "-I", clibpq, "-Xcc",
+                "-I/usr/include/postgresql",
+            ] + extra + files)
     }
 
     /// The error and warning lines of a compiler run.
     static func diagnostics(_ output: Subprocess.Output) -> [Substring] {
-        (output.stdout + output.stderr).split(separator: "\n").filter { $0.contains("error:") || $0.contains("warning:") }
+        (output.stdout + output.stderr).split(separator: "\n").filter {
+            $0.contains("error:") || $0.contains("warning:")
+        }
     }
 
     /// Writes the generated files of `contents` (a model version) into `directory`, plus the
     /// classes a user writes for `category` entities, as the generated comment shows them.
-    static func generate(_ contents: URL, into directory: URL, access: SwiftGenerationOptions.Access = .public) throws -> [URL] {
+    static func generate(_ contents: URL, into directory: URL, access: SwiftGenerationOptions.Access = .public) throws
+        -> [URL]
+    {
         let engine = DiagnosticEngine()
         let bytes = try [UInt8](Data(contentsOf: contents))
         var model = try #require(FrontEnd().run(SourceFile(path: contents.path, bytes: bytes), diagnostics: engine))
         let versionName = contents.deletingLastPathComponent().deletingPathExtension().lastPathComponent
         model.modelName = versionName
         model.versionName = versionName
-        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine), "\(engine.sorted.map(\.rendered))")
+        let schema = try #require(
+            SchemaLowering().lower(model, diagnostics: engine), "\(engine.sorted.map(\.rendered))")
         let options = SwiftGenerationOptions(access: access, sourceName: versionName + ".xcdatamodel")
         // Versions of a bundle carry the migrations from the bundle's other versions.
         let bundle = contents.deletingLastPathComponent().deletingLastPathComponent()
         let migrations =
-            bundle.pathExtension == "xcdatamodeld" ? StoreMigration.all(to: model, schema, bundle: bundle.path, configuration: nil) : []
+            bundle.pathExtension == "xcdatamodeld"
+            ? StoreMigration.all(to: model, schema, bundle: bundle.path, configuration: nil) : []
         let files = try SwiftGenerator(options: options).generate(model: model, schema: schema, migrations: migrations)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var urls: [URL] = []
@@ -57,7 +67,9 @@ import Testing
             let url = directory.appendingPathComponent(file.name)
             try file.contents.write(to: url, atomically: true, encoding: .utf8)
             urls.append(url)
-            if let match = file.contents.firstMatch(of: /\/\/ `((?:public |package )?(?:final )?class [^`]+)`/) { userClasses += match.1 + "\n" }
+            if let match = file.contents.firstMatch(of: /\/\/ `((?:public |package )?(?:final )?class [^`]+)`/) {
+                userClasses += match.1 + "\n"
+            }
             userTypes(in: file.contents, access: access, into: &declared, &userClasses)
         }
         let stubs = directory.appendingPathComponent("_UserClasses.swift")
@@ -68,13 +80,17 @@ import Testing
     /// The types the program declares for typed attributes, as the generated comments describe
     /// them (`// `gender` is a `Gender`: a `RawRepresentable` type whose raw value is `Int16`.`):
     /// the least that satisfies each. Names the standard library has (`[String]`) are skipped.
-    static func userTypes(in contents: String, access: SwiftGenerationOptions.Access, into declared: inout Set<String>, _ text: inout String) {
+    static func userTypes(
+        in contents: String, access: SwiftGenerationOptions.Access, into declared: inout Set<String>,
+        _ text: inout String
+    ) {
         let open = access == .internal ? "" : access.rawValue + " "
         for match in contents.matches(of: /(?m)^\/\/ `[^`]+` is a `([A-Za-z_][A-Za-z0-9_]*)`: (.*)$/) {
             let name = String(match.1)
             guard declared.insert(name).inserted else { continue }
             if let raw = match.2.firstMatch(of: /raw value is `([A-Za-z0-9]+)`/) {
-                text += "\(open)struct \(name): RawRepresentable { \(open)var rawValue: \(raw.1); \(open)init(rawValue: \(raw.1)) { self.rawValue = rawValue } }\n"
+                text +=
+                    "\(open)struct \(name): RawRepresentable { \(open)var rawValue: \(raw.1); \(open)init(rawValue: \(raw.1)) { self.rawValue = rawValue } }\n"
             } else if match.2.contains("`Codable`") {
                 text += "\(open)struct \(name): Codable {}\n"
             } else {
@@ -95,7 +111,9 @@ import Testing
             let files = try Self.generate(contents, into: root.appendingPathComponent(name), access: .internal)
             let output = try Self.typecheck(swiftc, files.map(\.path))
             let diagnostics = Self.diagnostics(output)
-            #expect(output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
+            #expect(
+                output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))"
+            )
         }
     }
 
@@ -109,10 +127,13 @@ import Testing
             let bundle = TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
             let contents = try #require(TestPaths.files(named: "contents", under: bundle).first)
             let files = try Self.generate(contents, into: root.appendingPathComponent(name), access: .package)
-            #expect(try String(contentsOf: files[0], encoding: .utf8).contains("package "), "\(name): package declarations")
+            #expect(
+                try String(contentsOf: files[0], encoding: .utf8).contains("package "), "\(name): package declarations")
             let output = try Self.typecheck(swiftc, files.map(\.path), extra: ["-package-name", "ModelGenTests"])
             let diagnostics = Self.diagnostics(output)
-            #expect(output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
+            #expect(
+                output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))"
+            )
         }
     }
 
@@ -138,11 +159,15 @@ import Testing
     /// `SwiftNames` is checked against the runtime's sources, not kept by hand alone).
     @Test func runtimeTypeNamesAreReserved() throws {
         let sources = TestPaths.packageRoot.appendingPathComponent("Sources/ModelGenRuntime")
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        let files =
+            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }
+            .filter { $0.pathExtension == "swift" } ?? []
         var names: Set<String> = []
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
-            for match in text.matches(of: /(?m)^public (?:final )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)/) {
+            for match in text.matches(
+                of: /(?m)^public (?:final )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)/)
+            {
                 names.insert(String(match.1))
             }
         }
@@ -156,7 +181,8 @@ import Testing
         guard TestPaths.sharedFolder("corpus") != nil else { return }
         let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
         try #require(
-            FileManager.default.fileExists(atPath: Self.modulesDirectory.appendingPathComponent("ModelGenRuntime.swiftmodule").path),
+            FileManager.default.fileExists(
+                atPath: Self.modulesDirectory.appendingPathComponent("ModelGenRuntime.swiftmodule").path),
             "build ModelGenRuntime first (swift build)")
         let versions = CorpusTests.contentsFiles
         #expect(versions.count >= 110)
@@ -178,7 +204,9 @@ import Testing
             switch results.value(index) {
             case .success(let output)?:
                 let diagnostics = Self.diagnostics(output)
-                #expect(output.status == 0 && diagnostics.isEmpty, "\(job.0):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
+                #expect(
+                    output.status == 0 && diagnostics.isEmpty,
+                    "\(job.0):\n\(diagnostics.prefix(20).joined(separator: "\n"))")
                 if output.status == 0 && diagnostics.isEmpty { clean += 1 }
             case .failure(let error)?:
                 Issue.record("\(job.0): \(error)")

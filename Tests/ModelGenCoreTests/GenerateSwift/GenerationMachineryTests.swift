@@ -1,9 +1,9 @@
 import CAllocator
 import Foundation
+import Mustache
 import Testing
 
 @testable import ModelGenCore
-import Mustache
 
 /// The pieces that make generation fast without changing its output: context objects kept as
 /// ordered pairs, and jobs spread over cores with results in job order.
@@ -30,7 +30,8 @@ import Mustache
         #expect(object["other"] == .number(1))
         #expect(object["missing"] == nil)
         #expect(object.uniqueMembers.map(\.key) == ["name", "other"])
-        let rendered = try MustacheTemplate("{{name}}/{{other}}").renderChecked(.object(object), partials: MustachePartials([:]))
+        let rendered = try MustacheTemplate("{{name}}/{{other}}").renderChecked(
+            .object(object), partials: MustachePartials([:]))
         #expect(rendered == "second/1")
     }
 
@@ -82,29 +83,39 @@ import Mustache
         builder.member(name, "last wins")
         let tree = builder.finish(root: builder.endObject(outer))
         let expected: MustacheValue = [
-            "name": "outer", "items": [["name": "item 0", "count": -1], ["name": "item 1", "count": 0], ["name": "item 2", "count": 1]],
+            "name": "outer",
+            "items": [
+                ["name": "item 0", "count": -1], ["name": "item 1", "count": 0], ["name": "item 2", "count": 1],
+            ],
             "count": 12_345_678_901, "name": "last wins",
         ]
         #expect(tree.value == expected)
         let template = try MustacheTemplate("{{name}}:{{#items}} {{name}}={{count}}{{/items}} {{count}} {{items.name}}")
-        #expect(try template.renderBytes(tree, partials: MustachePartials([:])) == Array("last wins: item 0=-1 item 1=0 item 2=1 12345678901 ".utf8))
+        #expect(
+            try template.renderBytes(tree, partials: MustachePartials([:]))
+                == Array("last wins: item 0=-1 item 1=0 item 2=1 12345678901 ".utf8))
         // The builder is empty again after `finish`.
         #expect(builder.finish(root: builder.string("again")).value == "again")
     }
 
     @Test func aTreeRendersLikeTheValueItWasMadeFrom() throws {
         let value: MustacheValue = [
-            "text": "a < b & \"c\" > d", "flag": true, "off": false, "none": nil, "number": .number(2.5), "whole": .number(-0.0), "big": .number(1e15),
+            "text": "a < b & \"c\" > d", "flag": true, "off": false, "none": nil, "number": .number(2.5),
+            "whole": .number(-0.0), "big": .number(1e15),
             "nested": ["deeper": ["name": "x"]], "empty": [], "list": [1, "two", ["name": "three"]],
         ]
         let tree = MustacheTree(value)
         #expect(tree.value == value)
-        let source = "{{text}}|{{{text}}}|{{flag}}{{off}}{{none}}|{{number}} {{whole}} {{big}}|{{nested.deeper.name}}{{nested.missing.name}}|"
+        let source =
+            "{{text}}|{{{text}}}|{{flag}}{{off}}{{none}}|{{number}} {{whole}} {{big}}|{{nested.deeper.name}}{{nested.missing.name}}|"
             + "{{#empty}}never{{/empty}}{{^empty}}empty{{/empty}}|{{#list}}[{{.}}{{name}}]{{/list}}|{{#flag}}{{text}}{{/flag}}"
         let template = try MustacheTemplate(source)
-        let expected = "a &lt; b &amp; &quot;c&quot; &gt; d|a < b & \"c\" > d|truefalse|2.5 0 1000000000000000.0|x|empty|[1][two][three]|a &lt; b &amp; &quot;c&quot; &gt; d"
+        let expected =
+            "a &lt; b &amp; &quot;c&quot; &gt; d|a < b & \"c\" > d|truefalse|2.5 0 1000000000000000.0|x|empty|[1][two][three]|a &lt; b &amp; &quot;c&quot; &gt; d"
         #expect(template.render(value) == expected)
-        #expect(String(decoding: try template.renderBytes(tree, partials: MustachePartials([:])), as: UTF8.self) == expected)
+        #expect(
+            String(decoding: try template.renderBytes(tree, partials: MustachePartials([:])), as: UTF8.self) == expected
+        )
     }
 
     @Test func aColumnSourceIsComparedPartByPartWithoutBeingMade() {
@@ -200,11 +211,13 @@ import Mustache
     @Test func generateAllGivesTheSameFilesEveryRunInModelOrderWithTheEmittersSQL() throws {
         let bytes = Array(Self.model(entities: 120).utf8)
         let engine = DiagnosticEngine()
-        var model = try #require(FrontEnd().run(SourceFile(path: "Many.xcdatamodel/contents", bytes: bytes), diagnostics: engine))
+        var model = try #require(
+            FrontEnd().run(SourceFile(path: "Many.xcdatamodel/contents", bytes: bytes), diagnostics: engine))
         model.modelName = "Many"
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
         #expect(!engine.hasErrors)
-        let generator = SwiftGenerator(options: SwiftGenerationOptions(access: .public, sourceName: "Many.xcdatamodeld"))
+        let generator = SwiftGenerator(
+            options: SwiftGenerationOptions(access: .public, sourceName: "Many.xcdatamodeld"))
         let first = try generator.generateAll(model: model, schema: schema, includePostgres: true)
         let second = try generator.generateAll(model: model, schema: schema, includePostgres: true)
         #expect(first.swiftFiles == second.swiftFiles)
@@ -219,12 +232,14 @@ import Mustache
         // One file: the model file, then the entity files in model order.
         var options = generator.options
         options.singleFile = "Many.swift"
-        let single = try SwiftGenerator(options: options).generateAll(model: model, schema: schema, includePostgres: false)
+        let single = try SwiftGenerator(options: options).generateAll(
+            model: model, schema: schema, includePostgres: false)
         #expect(single.swiftFiles.map(\.name) == ["Many.swift"])
         let separate = try SwiftGenerator(options: options).generate(model: model, schema: schema)
         #expect(separate == single.swiftFiles)
         let text = single.swiftFiles[0].contents
-        let declarations = ["public enum ManyModel {"] + (0..<120).map { "public final class Thing\($0): ManagedObject {" }
+        let declarations =
+            ["public enum ManyModel {"] + (0..<120).map { "public final class Thing\($0): ManagedObject {" }
         let offsets = try declarations.map { try #require(text.range(of: $0), "\($0) is missing").lowerBound }
         #expect(offsets == offsets.sorted())
     }
@@ -233,20 +248,27 @@ import Mustache
     /// diagnostics come out in document order, as one by one (the expected lines are the
     /// entities' own: line 3 + index).
     @Test func resolvingInRunsKeepsEntitiesAndDiagnosticsInDocumentOrder() throws {
-        var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
+        var text =
+            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
             + #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"# + "\n"
         for index in 0..<700 {
             let name = index == 333 ? "" : #" name="E\#(index)""#
             let generation = index % 50 == 7 ? "bogus" : "class"
-            text += #"<entity\#(name) codeGenerationType="\#(generation)"><attribute name="a" optional="YES" attributeType="String"/></entity>"# + "\n"
+            text +=
+                #"<entity\#(name) codeGenerationType="\#(generation)"><attribute name="a" optional="YES" attributeType="String"/></entity>"#
+                + "\n"
         }
         text += "</model>\n"
         let engine = DiagnosticEngine()
-        let syntax = try #require(ModelParser().parse(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        let syntax = try #require(
+            ModelParser().parse(
+                SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
         #expect(engine.diagnostics.isEmpty)
         let model = ModelResolver().resolve(syntax, diagnostics: engine)
         #expect(model.entities.map(\.name) == (0..<700).filter { $0 != 333 }.map { "E\($0)" })
-        let expected = (0..<700).filter { $0 % 50 == 7 || $0 == 333 }.map { ($0 == 333 ? "missing-name" : "unknown-code-generation", $0 + 3) }
+        let expected = (0..<700).filter { $0 % 50 == 7 || $0 == 333 }.map {
+            ($0 == 333 ? "missing-name" : "unknown-code-generation", $0 + 3)
+        }
         let reported = engine.diagnostics.map { ($0.id.description, $0.location?.line ?? 0) }
         #expect(reported.map(\.0) == expected.map(\.0))
         #expect(reported.map(\.1) == expected.map(\.1))
@@ -262,9 +284,9 @@ import Mustache
     /// keeps its freed memory.
     @Test func theAllocatorTakesTheBatchSettingsOnGlibc() {
         #if os(Linux) && canImport(Glibc)
-        #expect(BatchMemory.keepFreedMemory())
+            #expect(BatchMemory.keepFreedMemory())
         #else
-        #expect(!BatchMemory.keepFreedMemory())
+            #expect(!BatchMemory.keepFreedMemory())
         #endif
     }
 
@@ -274,9 +296,9 @@ import Mustache
         let small = (0..<10_000).map { _ in malloc(48) }
         small.forEach { free($0) }
         #if os(Linux) && canImport(Glibc)
-        #expect(modelgen_settle_freed_memory() == 1)
+            #expect(modelgen_settle_freed_memory() == 1)
         #else
-        #expect(modelgen_settle_freed_memory() == 0)
+            #expect(modelgen_settle_freed_memory() == 0)
         #endif
     }
 
@@ -285,7 +307,9 @@ import Mustache
     @Test func wordSetsHoldExactlyTheirWords() {
         let words: WordSet = ["init", "in", "_", "Type", "objectID"]
         for word in ["init", "in", "_", "Type", "objectID"] { #expect(words.contains(word)) }
-        for name in ["", "i", "ini", "inits", "inn", "Init", "iNIT", "__", "type", "Typo", "objectId", "object", "x", "inité"] {
+        for name in [
+            "", "i", "ini", "inits", "inn", "Init", "iNIT", "__", "type", "Typo", "objectId", "object", "x", "inité",
+        ] {
             #expect(!words.contains(name), "\(name)")
         }
         #expect(SwiftNames.keywords.contains("associatedtype") && SwiftNames.keywords.contains("Self"))
@@ -295,7 +319,8 @@ import Mustache
     /// Identifiers: letters, digits and `_`, not starting with a digit, decided from the bytes for
     /// ASCII names and from the scalars otherwise.
     @Test(arguments: [
-        ("", false), ("1a", false), ("a1", true), ("_x", true), ("a-b", false), ("a b", false), ("é", true), ("naïve", true),
+        ("", false), ("1a", false), ("a1", true), ("_x", true), ("a-b", false), ("a b", false), ("é", true),
+        ("naïve", true),
         ("x\u{0663}", false), ("\u{0663}x", false), ("Ab_9", true),
     ])
     func identifiersAreLettersDigitsAndUnderscores(_ name: String, _ expected: Bool) {
@@ -307,7 +332,8 @@ import Mustache
     /// without such a class nothing is qualified.
     @Test(arguments: [("Date", true), ("Moment", false)])
     func attributeTypesAreQualifiedOnlyWhenAClassTakesTheirName(className: String, qualified: Bool) throws {
-        let text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+        let text =
+            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
             + #"<entity name="\#(className)" representedClassName="\#(className)" codeGenerationType="class"><attribute name="at" optional="YES" attributeType="Date"/></entity>"#
             + #"<entity name="Event" representedClassName="Event" codeGenerationType="class"><attribute name="when" attributeType="Date"/><attribute name="title" optional="YES" attributeType="String"/></entity>"#
             + "</model>"
@@ -324,15 +350,21 @@ import Mustache
     /// object), unless a `category` entity below it keeps its values in the runtime's storage,
     /// which `ManagedObject`'s read and bind; a sub-entity always calls its parent's.
     @Test func onlyRootsWithoutCategoryDescendantsSkipTheBaseClassReadAndBind() throws {
-        let text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+        let text =
+            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
             + #"<entity name="Plain" representedClassName="Plain" codeGenerationType="class"><attribute name="a" optional="YES" attributeType="String"/></entity>"#
             + #"<entity name="Animal" representedClassName="Animal" codeGenerationType="class"><attribute name="name" optional="YES" attributeType="String"/></entity>"#
             + #"<entity name="Dog" representedClassName="Dog" parentEntity="Animal" codeGenerationType="class"><attribute name="breed" optional="YES" attributeType="String"/></entity>"#
             + #"<entity name="Puppy" representedClassName="Puppy" parentEntity="Dog" codeGenerationType="category"><attribute name="age" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/></entity>"#
             + "</model>"
         let files = try Self.generatedFiles(text, model: "Pets")
-        func contents(_ name: String) throws -> String { try #require(files.first { $0.name == name + ".swift" }).contents }
-        let callsBase = ["super.read(from: row, startingAt: column)", "var next = super.bind(to: statement, startingAt: index, mask: mask)"]
+        func contents(_ name: String) throws -> String {
+            try #require(files.first { $0.name == name + ".swift" }).contents
+        }
+        let callsBase = [
+            "super.read(from: row, startingAt: column)",
+            "var next = super.bind(to: statement, startingAt: index, mask: mask)",
+        ]
         for line in callsBase {
             #expect(try !contents("Plain").contains(line))
             #expect(try contents("Animal").contains(line), "a category entity below")
@@ -344,23 +376,31 @@ import Mustache
     /// The Swift files `generate` writes (internal access) for the `contents` XML `text` of model `name`.
     static func generatedFiles(_ text: String, model name: String) throws -> [GeneratedFile] {
         let engine = DiagnosticEngine()
-        var model = try #require(FrontEnd().run(SourceFile(path: "\(name).xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        var model = try #require(
+            FrontEnd().run(
+                SourceFile(path: "\(name).xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
         model.modelName = name
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
-        return try SwiftGenerator(options: SwiftGenerationOptions(access: .internal, sourceName: "\(name).xcdatamodeld")).generate(model: model, schema: schema)
+        return try SwiftGenerator(
+            options: SwiftGenerationOptions(access: .internal, sourceName: "\(name).xcdatamodeld")
+        ).generate(model: model, schema: schema)
     }
 
     /// A model of `entities` entities, each pointing at the next.
     static func model(entities: Int) -> String {
-        var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+        var text =
+            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
         for index in 0..<entities {
             let next = (index + 1) % entities
             text += #"<entity name="Thing\#(index)" representedClassName="Thing\#(index)" codeGenerationType="class">"#
             text += #"<attribute name="title" optional="YES" attributeType="String"/>"#
-            text += #"<attribute name="count" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#
-            text += #"<relationship name="next" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Thing\#(next)" inverseName="previous" inverseEntity="Thing\#(next)"/>"#
+            text +=
+                #"<attribute name="count" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#
+            text +=
+                #"<relationship name="next" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Thing\#(next)" inverseName="previous" inverseEntity="Thing\#(next)"/>"#
             let previous = (index + entities - 1) % entities
-            text += #"<relationship name="previous" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Thing\#(previous)" inverseName="next" inverseEntity="Thing\#(previous)"/>"#
+            text +=
+                #"<relationship name="previous" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Thing\#(previous)" inverseName="next" inverseEntity="Thing\#(previous)"/>"#
             text += "</entity>"
         }
         return text + "</model>"

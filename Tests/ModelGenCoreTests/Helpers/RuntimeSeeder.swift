@@ -14,7 +14,12 @@ enum RuntimeSeeder {
     enum Value: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
         ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
     {
-        case integer(Int64), real(Double), text(String), bool(Bool), date(Double), null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case bool(Bool)
+        case date(Double)
+        case null
         init(stringLiteral value: String) { self = .text(value) }
         init(integerLiteral value: Int64) { self = .integer(value) }
         init(floatLiteral value: Double) { self = .real(value) }
@@ -41,7 +46,8 @@ enum RuntimeSeeder {
     /// `defaults` gives the value a new object starts with (entity and attribute name; `nil` for
     /// none), as generated code's `modelGenInitialValue(atSlot:)` does.
     static func runtimeModel(
-        _ model: ObjectModel, _ schema: RelationalSchema, patterns: Bool = true, defaults: (String, String) -> Any? = { _, _ in nil }
+        _ model: ObjectModel, _ schema: RelationalSchema, patterns: Bool = true,
+        defaults: (String, String) -> Any? = { _, _ in nil }
     ) -> PersistentStore.Model {
         let metadata = SwiftGenerator.runtimeMetadata(model: model, schema: schema)
         let classes = Dictionary(uniqueKeysWithValues: metadata.map { ($0.name, Registry.newClass()) })
@@ -49,30 +55,36 @@ enum RuntimeSeeder {
         for entity in metadata {
             let attributes = entity.attributes.map { attribute in
                 AttributeDescription(
-                    name: attribute.key, column: attribute.column, type: valueType(attribute.type), isOptional: attribute.isOptional,
+                    name: attribute.key, column: attribute.column, type: valueType(attribute.type),
+                    isOptional: attribute.isOptional,
                     hasDefault: attribute.hasDefault, minimum: attribute.minimum, maximum: attribute.maximum,
                     pattern: patterns ? attribute.pattern : nil)
             }
             let relationships = entity.relationships.map { relationship in
                 RelationshipDescription(
-                    name: relationship.name, destinationEntityID: Int32(relationship.destinationEntityID), destination: classes[relationship.destination],
+                    name: relationship.name, destinationEntityID: Int32(relationship.destinationEntityID),
+                    destination: classes[relationship.destination],
                     inverse: relationship.inverse, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
-                    isOptional: relationship.isOptional, minCount: relationship.minCount, maxCount: relationship.maxCount,
+                    isOptional: relationship.isOptional, minCount: relationship.minCount,
+                    maxCount: relationship.maxCount,
                     deletionRule: rule(relationship.deletionRule), storage: storage(relationship.storage))
             }
             let description = EntityDescription(
-                name: entity.name, table: entity.table, entityID: Int32(entity.entityID), fetchedEntityIDs: entity.fetchedEntityIDs.map(Int32.init),
+                name: entity.name, table: entity.table, entityID: Int32(entity.entityID),
+                fetchedEntityIDs: entity.fetchedEntityIDs.map(Int32.init),
                 attributes: attributes, relationships: relationships, columns: entity.columns,
                 uniquenessConstraints: entity.uniquenessConstraints, objectType: classes[entity.name])
-            let initial = Dictionary(uniqueKeysWithValues: attributes.enumerated().compactMap { slot, attribute in
-                defaults(entity.name, attribute.name).map { (slot, $0) }
-            })
+            let initial = Dictionary(
+                uniqueKeysWithValues: attributes.enumerated().compactMap { slot, attribute in
+                    defaults(entity.name, attribute.name).map { (slot, $0) }
+                })
             Registry.register(description, initialValues: initial, for: classes[entity.name]!)
             descriptions.append(description)
         }
         return PersistentStore.Model(
             name: model.modelName ?? "Model", sqliteDDL: SQLEmitter(dialect: .sqlite).emit(schema),
-            postgresDDL: SQLEmitter(dialect: .postgres).emit(schema), schemaHash: SchemaSnapshot.make(schema).hash, entities: descriptions)
+            postgresDDL: SQLEmitter(dialect: .postgres).emit(schema), schemaHash: SchemaSnapshot.make(schema).hash,
+            entities: descriptions)
     }
 
     /// Creates the store at `path` and saves `objects` in one save; the file is left in
@@ -83,7 +95,9 @@ enum RuntimeSeeder {
         try save(path: path, model: runtimeModel) { context in
             var made: [ManagedObject] = []
             for object in objects {
-                guard let type = entities[object.entity]?.objectType else { throw SeedError("no entity \(object.entity)") }
+                guard let type = entities[object.entity]?.objectType else {
+                    throw SeedError("no entity \(object.entity)")
+                }
                 made.append(context.insert(type))
             }
             for (object, seed) in zip(made, objects) {
@@ -93,9 +107,12 @@ enum RuntimeSeeder {
                     try object.setValue(runtimeValue(value, entity.attributes[slot].type), forKey: key)
                 }
                 for (key, targets) in seed.links.sorted(by: { $0.key < $1.key }) {
-                    guard let index = entity.relationshipIndex(of: key) else { throw SeedError("no relationship \(seed.entity).\(key)") }
+                    guard let index = entity.relationshipIndex(of: key) else {
+                        throw SeedError("no relationship \(seed.entity).\(key)")
+                    }
                     let destinations = targets.map { made[$0] }
-                    try object.setValue(entity.relationships[index].isToMany ? destinations : destinations.first, forKey: key)
+                    try object.setValue(
+                        entity.relationships[index].isToMany ? destinations : destinations.first, forKey: key)
                 }
             }
         }
@@ -119,7 +136,8 @@ enum RuntimeSeeder {
             // fixed order.
             var candidates: [Int32: [ManagedObject]] = [:]
             for entity in runtimeModel.entities {
-                candidates[entity.entityID] = concrete.filter { entity.fetchedEntityIDs.contains($0.entityID) }.flatMap { made[$0.entityID]! }
+                candidates[entity.entityID] = concrete.filter { entity.fetchedEntityIDs.contains($0.entityID) }.flatMap
+                { made[$0.entityID]! }
             }
             // Values are numbered across all objects: entities of one hierarchy share columns,
             // and uniqueness constraints.
@@ -131,11 +149,15 @@ enum RuntimeSeeder {
                         try object.setValue(genericValue(attribute, row: number), forKey: attribute.name)
                     }
                     for relationship in entity.relationships {
-                        guard let candidates = candidates[relationship.destinationEntityID], !candidates.isEmpty else { continue }
+                        guard let candidates = candidates[relationship.destinationEntityID], !candidates.isEmpty else {
+                            continue
+                        }
                         let target = candidates[row % candidates.count]
                         if relationship.isToMany {
                             let count = max(1, relationship.minCount ?? 1)
-                            let targets = (0..<min(count, candidates.count)).map { candidates[(row + $0) % candidates.count] }
+                            let targets = (0..<min(count, candidates.count)).map {
+                                candidates[(row + $0) % candidates.count]
+                            }
                             try object.setValue(targets, forKey: relationship.name)
                         } else if target !== object || relationship.inverse == nil {
                             try object.setValue(target, forKey: relationship.name)
@@ -146,7 +168,8 @@ enum RuntimeSeeder {
         }
     }
 
-    private static func save(path: String, model: PersistentStore.Model, _ fill: (ObjectContext) throws -> Void) throws {
+    private static func save(path: String, model: PersistentStore.Model, _ fill: (ObjectContext) throws -> Void) throws
+    {
         do {
             let store = try PersistentStore(path: path, model: model)
             let context = store.newContext()
@@ -202,10 +225,12 @@ enum RuntimeSeeder {
             let low = attribute.minimum.map { Int64($0.rounded(.up)) } ?? 0
             let high = attribute.maximum.map { Int64($0.rounded(.down)) } ?? Int64(Int16.max)
             let value = min(high, low + number)
-            return attribute.type == .int16 ? Int16(clamping: value) as Any : attribute.type == .int32 ? Int32(clamping: value) as Any : value
+            return attribute.type == .int16
+                ? Int16(clamping: value) as Any : attribute.type == .int32 ? Int32(clamping: value) as Any : value
         case .double, .float, .decimal:
             let value = min(attribute.maximum ?? 1e9, (attribute.minimum ?? 0) + Double(row) / 4)
-            return attribute.type == .float ? Float(value) as Any : attribute.type == .decimal ? Decimal(value) as Any : value
+            return attribute.type == .float
+                ? Float(value) as Any : attribute.type == .decimal ? Decimal(value) as Any : value
         case .bool:
             return row % 2 == 0
         case .date:
@@ -218,7 +243,9 @@ enum RuntimeSeeder {
             var text = "v\(row)"
             let shortest = Int(attribute.minimum ?? 0)
             if text.count < shortest { text += String(repeating: "x", count: shortest - text.count) }
-            if let longest = attribute.maximum, longest >= 1, text.count > Int(longest) { text = String(text.suffix(Int(longest))) }
+            if let longest = attribute.maximum, longest >= 1, text.count > Int(longest) {
+                text = String(text.suffix(Int(longest)))
+            }
             return attribute.type == .data ? Data(text.utf8) as Any : text
         }
     }
@@ -280,7 +307,12 @@ final class DynamicEntity<Tag: EntityTag>: ManagedObject, GeneratedEntity {
 /// The description of each dynamic class. Classes are never reused, so tests running at once
 /// with different models do not meet.
 enum Registry {
-    private static let state = Mutex<(next: Int, descriptions: [ObjectIdentifier: EntityDescription], initialValues: [ObjectIdentifier: [Int: InitialValue]])>(
+    private static let state = Mutex<
+        (
+            next: Int, descriptions: [ObjectIdentifier: EntityDescription],
+            initialValues: [ObjectIdentifier: [Int: InitialValue]]
+        )
+    >(
         (1, [:], [:]))
 
     static func newClass() -> ManagedObject.Type {
@@ -291,7 +323,9 @@ enum Registry {
         return entityClass(tag(number))
     }
 
-    static func register(_ description: EntityDescription, initialValues: [Int: Any] = [:], for type: ManagedObject.Type) {
+    static func register(
+        _ description: EntityDescription, initialValues: [Int: Any] = [:], for type: ManagedObject.Type
+    ) {
         state.withLock {
             $0.descriptions[ObjectIdentifier(type)] = description
             $0.initialValues[ObjectIdentifier(type)] = initialValues.mapValues(InitialValue.init)

@@ -1,4 +1,5 @@
 import TestSupport
+
 @testable import ModelGenCore
 
 /// What a database says its schema is, reduced to sets of names, so a schema built from DDL can
@@ -27,7 +28,9 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
         var lines: [String] = []
         func compare(_ name: String, _ mine: Set<String>, _ theirs: Set<String>) {
             if mine != theirs {
-                lines.append("\(name): missing \(theirs.subtracting(mine).sorted()), unexpected \(mine.subtracting(theirs).sorted())")
+                lines.append(
+                    "\(name): missing \(theirs.subtracting(mine).sorted()), unexpected \(mine.subtracting(theirs).sorted())"
+                )
             }
         }
         compare("tables", tables, other.tables)
@@ -54,7 +57,8 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
             }
             for key in table.foreignKeys {
                 foreignKeys.insert(
-                    "\(table.name)(\(key.columns.joined(separator: ",")))->\(key.referencedTable)(\(key.referencedColumns.joined(separator: ","))) ON DELETE \(key.onDelete.rawValue)")
+                    "\(table.name)(\(key.columns.joined(separator: ",")))->\(key.referencedTable)(\(key.referencedColumns.joined(separator: ","))) ON DELETE \(key.onDelete.rawValue)"
+                )
             }
         }
         for index in schema.indexes {
@@ -67,7 +71,9 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
 
     /// What a SQLite database has.
     init(sqlite database: SQLiteDatabase) throws {
-        for row in try database.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+        for row in try database.rows(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        {
             let table = row[0]!
             tables.insert(table)
             // SQLite keeps CHECKs only in the table's SQL: `CONSTRAINT "name" CHECK`, on the table
@@ -78,17 +84,21 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
                 columns.insert("\(table).\(column[0]!)")
                 if column[1] == "1" || column[2] != "0" { notNull.insert("\(table).\(column[0]!)") }
             }
-            for index in try database.rows("SELECT name, \"unique\", origin FROM pragma_index_list(\(quoted))") where index[2] != "pk" {
-                let parts = try database.rows("SELECT name FROM pragma_index_info(\(SQLNaming.literal(index[0]!))) ORDER BY seqno")
+            for index in try database.rows("SELECT name, \"unique\", origin FROM pragma_index_list(\(quoted))")
+            where index[2] != "pk" {
+                let parts = try database.rows(
+                    "SELECT name FROM pragma_index_info(\(SQLNaming.literal(index[0]!))) ORDER BY seqno")
                 if index[1] == "1" { unique.insert("\(table)(\(parts.map { $0[0]! }.joined(separator: ",")))") }
                 if index[2] == "c" { indexes.insert(index[0]!) }
             }
             let keys = try database.rows(
-                "SELECT id, \"from\", \"table\", \"to\", on_delete FROM pragma_foreign_key_list(\(quoted)) ORDER BY id, seq")
+                "SELECT id, \"from\", \"table\", \"to\", on_delete FROM pragma_foreign_key_list(\(quoted)) ORDER BY id, seq"
+            )
             for id in Set(keys.map { $0[0]! }) {
                 let parts = keys.filter { $0[0] == id }
                 foreignKeys.insert(
-                    "\(table)(\(parts.map { $0[1]! }.joined(separator: ",")))->\(parts[0][2]!)(\(parts.map { $0[3]! }.joined(separator: ","))) ON DELETE \(parts[0][4]!)")
+                    "\(table)(\(parts.map { $0[1]! }.joined(separator: ",")))->\(parts[0][2]!)(\(parts.map { $0[3]! }.joined(separator: ","))) ON DELETE \(parts[0][4]!)"
+                )
             }
         }
     }
@@ -127,8 +137,8 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
     init(postgres cluster: PostgresCluster, schema: String) throws {
         let namespace = SQLNaming.literal(schema)
         for row in try cluster.rows(
-            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \(namespace) AND c.relkind = 'r'")
-        {
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \(namespace) AND c.relkind = 'r'"
+        ) {
             tables.insert(row[0])
         }
         for row in try cluster.rows(
@@ -173,7 +183,9 @@ struct SchemaFacts: Equatable, CustomStringConvertible {
             JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = \(namespace) AND c.contype = 'f'
             """)
         {
-            let action = ["a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"][row[2]] ?? row[2]
+            let action =
+                ["a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"][row[2]]
+                ?? row[2]
             foreignKeys.insert("\(row[0])(\(row[3]))->\(row[1])(\(row[4])) ON DELETE \(action)")
         }
     }

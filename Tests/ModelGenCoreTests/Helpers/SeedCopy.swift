@@ -8,12 +8,16 @@ enum SeedCopy {
         for table in schema.tables where table.kind != .metadata {
             let selected = table.columns.map { column in
                 let name = SQLNaming.quoted(column.name)
-                return column.type == .blob || column.type == .uuid ? "CASE WHEN \(name) IS NULL THEN 'NULL' ELSE hex(\(name)) END" : "quote(\(name))"
+                return column.type == .blob || column.type == .uuid
+                    ? "CASE WHEN \(name) IS NULL THEN 'NULL' ELSE hex(\(name)) END" : "quote(\(name))"
             }
             let names = table.columns.map { SQLNaming.quoted($0.name) }.joined(separator: ", ")
-            for row in try database.rows("SELECT \(selected.joined(separator: ", ")) FROM \(SQLNaming.quoted(table.name)) ORDER BY rowid") {
+            for row in try database.rows(
+                "SELECT \(selected.joined(separator: ", ")) FROM \(SQLNaming.quoted(table.name)) ORDER BY rowid")
+            {
                 let values = zip(table.columns, row).map { column, text in literal(text, column.type) }
-                statements.append("INSERT INTO \(SQLNaming.quoted(table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))")
+                statements.append(
+                    "INSERT INTO \(SQLNaming.quoted(table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))")
             }
         }
         return statements

@@ -24,7 +24,8 @@ enum TestPaths {
         let url = shared.appendingPathComponent(sub)
         if FileManager.default.fileExists(atPath: url.path) { return url }
         if requiresShared {
-            Issue.record("shared folder missing at \(url.path) (MODELGEN_REQUIRE_SHARED=1)", sourceLocation: sourceLocation)
+            Issue.record(
+                "shared folder missing at \(url.path) (MODELGEN_REQUIRE_SHARED=1)", sourceLocation: sourceLocation)
         } else {
             print("notice: skipping, shared folder not found at \(url.path) (set MODELGEN_SHARED)")
         }
@@ -33,7 +34,9 @@ enum TestPaths {
 
     /// Every file named `name` below `root`, sorted by path.
     static func files(named name: String, under root: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
         var result: [URL] = []
         for case let url as URL in enumerator where url.lastPathComponent == name {
             result.append(url)

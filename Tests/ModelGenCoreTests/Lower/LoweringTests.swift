@@ -8,7 +8,9 @@ import Testing
 
     static func lower(_ text: String, configuration: String? = nil) -> (RelationalSchema?, [Diagnostic]) {
         let engine = DiagnosticEngine()
-        guard let model = FrontEnd().run(SourceFile(path: DiagnosticLocationTests.path, bytes: Array(text.utf8)), diagnostics: engine)
+        guard
+            let model = FrontEnd().run(
+                SourceFile(path: DiagnosticLocationTests.path, bytes: Array(text.utf8)), diagnostics: engine)
         else { return (nil, engine.sorted) }
         let schema = SchemaLowering().lower(model, configuration: configuration, diagnostics: engine)
         return (schema, engine.sorted)
@@ -86,7 +88,9 @@ import Testing
         #expect(matching.count == 1, "\(diagnostics.map(\.rendered))")
         let diagnostic = try #require(matching.first)
         #expect(diagnostic.severity == testCase.severity)
-        #expect(diagnostic.location?.line == expected.line && diagnostic.location?.column == expected.column, "\(diagnostic.rendered)")
+        #expect(
+            diagnostic.location?.line == expected.line && diagnostic.location?.column == expected.column,
+            "\(diagnostic.rendered)")
         #expect(diagnostic.rendered.hasSuffix("[\(testCase.id)]") || diagnostic.rendered.contains("[\(testCase.id)]\n"))
         #expect((schema == nil) == (testCase.severity == .error))
     }
@@ -95,20 +99,31 @@ import Testing
     /// diagnostics come out in document order (on each entity's own line, 3 + index) and every
     /// table gets its own columns.
     @Test func attributesPlannedInRunsKeepTheirTablesAndDiagnosticsInOrder() throws {
-        var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
+        var text =
+            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
             + #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"# + "\n"
         for index in 0..<300 {
             let odd = index % 40 == 3 ? #"<attribute name="odd" attributeType="Undefined"/>"# : ""
-            text += #"<entity name="E\#(index)"><attribute name="a\#(index)" optional="YES" attributeType="String"/>\#(odd)</entity>"# + "\n"
+            text +=
+                #"<entity name="E\#(index)"><attribute name="a\#(index)" optional="YES" attributeType="String"/>\#(odd)</entity>"#
+                + "\n"
         }
         text += "</model>\n"
         let engine = DiagnosticEngine()
-        let model = try #require(FrontEnd().run(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        let model = try #require(
+            FrontEnd().run(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine)
+        )
         _ = SchemaLowering().lower(model, diagnostics: engine)
         let expected = (0..<300).filter { $0 % 40 == 3 }.map { $0 + 3 }
-        #expect(engine.diagnostics.map(\.id.description) == Array(repeating: "unstorable-attribute-type", count: expected.count))
+        #expect(
+            engine.diagnostics.map(\.id.description)
+                == Array(repeating: "unstorable-attribute-type", count: expected.count))
         #expect(engine.diagnostics.map { $0.location?.line ?? 0 } == expected)
-        let clean = try #require(FrontEnd().run(SourceFile(path: "Large.xcdatamodel/contents", bytes: Array(text.replacing("Undefined", with: "String").utf8)), diagnostics: DiagnosticEngine()))
+        let clean = try #require(
+            FrontEnd().run(
+                SourceFile(
+                    path: "Large.xcdatamodel/contents", bytes: Array(text.replacing("Undefined", with: "String").utf8)),
+                diagnostics: DiagnosticEngine()))
         let schema = try #require(SchemaLowering().lower(clean, diagnostics: DiagnosticEngine()))
         for index in 0..<300 {
             let table = try #require(schema.tables.first { $0.name == "e\(index)" })
@@ -129,10 +144,12 @@ import Testing
                     + #"<entity name="Book" parentEntity="Media"><attribute name="status" attributeType="Integer 16" defaultValueString="0"/>"#
                     + #"<relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Owner" inverseName="book" inverseEntity="Owner"/></entity>"#
                     + #"<entity name="Owner"><relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="owner" inverseEntity="Book"/>"#
-                    + #"<relationship name="film" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Film" inverseName="owner" inverseEntity="Film"/></entity>"#))
+                    + #"<relationship name="film" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Film" inverseName="owner" inverseEntity="Film"/></entity>"#
+            ))
         #expect(!diagnostics.contains { $0.severity == .error }, "\(diagnostics.map(\.rendered))")
         let media = try #require(schema?.tables.first { $0.name == "media" })
-        let sources = Dictionary(uniqueKeysWithValues: media.columns.compactMap { column in column.source.map { ($0, column.name) } })
+        let sources = Dictionary(
+            uniqueKeysWithValues: media.columns.compactMap { column in column.source.map { ($0, column.name) } })
         #expect(sources["Book.status"] == "status")
         #expect(sources["Film.status"] == "status_film")
         #expect(sources["Book.owner"] == "owner_pk")
@@ -161,7 +178,8 @@ import Testing
         let cases = [
             ("BusinessEntity", "business_entity"), ("dateJoined", "date_joined"), ("URLString", "url_string"),
             ("userID", "user_id"), ("first_name", "first_name"), ("HTTPSUpgrade", "https_upgrade"),
-            ("attribute0", "attribute0"), ("Model2Entity", "model2_entity"), ("Order", "order"), ("ZIPCode", "zip_code"),
+            ("attribute0", "attribute0"), ("Model2Entity", "model2_entity"), ("Order", "order"),
+            ("ZIPCode", "zip_code"),
         ]
         for (name, expected) in cases { #expect(SQLNaming.snakeCase(name) == expected, "\(name)") }
         let long = String(repeating: "very_long_name_", count: 6)
@@ -190,18 +208,22 @@ import Testing
                 """))
         #expect(diagnostics.isEmpty)
         let lowered = try #require(schema)
-        #expect(lowered.entities.map { "\($0.entityID):\($0.entity)@\($0.table)" } == [
-            "1:Car@car", "2:SportCar@car", "3:ExpensiveSportCar@car", "4:Person@person",
-        ])
+        #expect(
+            lowered.entities.map { "\($0.entityID):\($0.entity)@\($0.table)" } == [
+                "1:Car@car", "2:SportCar@car", "3:ExpensiveSportCar@car", "4:Person@person",
+            ])
         let car = try #require(lowered.table(named: "car"))
         #expect(car.columns.map(\.name) == ["_pk", "_entity", "_version", "make", "owner_pk", "price"])
         #expect(car.column(named: "make")?.isNullable == false)
         #expect(car.column(named: "price")?.isNullable == true)
         #expect(car.checks.map(\.condition).contains(.requiredFor(column: "price", entityIDs: [3])))
         #expect(car.checks.map(\.condition).contains(.oneOf(column: "_entity", values: [2, 3])))
-        #expect(car.foreignKeys == [
-            ForeignKey(columns: ["owner_pk"], referencedTable: "person", referencedColumns: ["_pk"], onDelete: .restrict, isDeferred: true)
-        ])
+        #expect(
+            car.foreignKeys == [
+                ForeignKey(
+                    columns: ["owner_pk"], referencedTable: "person", referencedColumns: ["_pk"], onDelete: .restrict,
+                    isDeferred: true)
+            ])
         #expect(lowered.tables.map(\.name) == ["person", "car", "_modelgen_metadata"])
     }
 
@@ -229,7 +251,10 @@ import Testing
         #expect(songs.columns.map(\.name) == ["playlist_pk", "songs_pk", "songs_position"])
         #expect(songs.primaryKey == ["playlist_pk", "songs_pk"])
         #expect(songs.foreignKeys.map(\.onDelete) == [.cascade, .restrict])
-        #expect(lowered.table(named: "track")?.columns.map(\.name) == ["_pk", "_entity", "_version", "playlist_pk", "playlist_position"])
+        #expect(
+            lowered.table(named: "track")?.columns.map(\.name) == [
+                "_pk", "_entity", "_version", "playlist_pk", "playlist_position",
+            ])
         #expect(lowered.table(named: "track")?.foreignKeys.first?.onDelete == .cascade)
         #expect(lowered.indexes.contains { $0.table == "playlist_songs" && $0.parts.map(\.column) == ["songs_pk"] })
     }
@@ -248,9 +273,10 @@ import Testing
         #expect(Self.lower(text, configuration: "Default").0?.tables.count == 3)
         let (schema, diagnostics) = Self.lower(text, configuration: "Nope")
         #expect(schema == nil)
-        #expect(diagnostics.map(\.rendered) == [
-            "modelgen: error: the model has no configuration named 'Nope' [unknown-configuration]\nmodelgen: note: configurations: 'Default', 'Cloud'"
-        ])
+        #expect(
+            diagnostics.map(\.rendered) == [
+                "modelgen: error: the model has no configuration named 'Nope' [unknown-configuration]\nmodelgen: note: configurations: 'Default', 'Cloud'"
+            ])
     }
 
     @Test func ddlIsDeterministicAndQuotesReservedWords() throws {
@@ -276,6 +302,9 @@ import Testing
         let database = try SQLiteDatabase()
         try database.execute(SQLEmitter(dialect: .sqlite).emit(first))
         try database.execute(#"INSERT INTO "order" ("_entity") VALUES (1)"#)
-        #expect(try database.rows(#"SELECT "group", hex("user") FROM "order""#) == [["it's", "3C4E3EE85BD24B5A8F3B8C0FDBED5B86"]])
+        #expect(
+            try database.rows(#"SELECT "group", hex("user") FROM "order""#) == [
+                ["it's", "3C4E3EE85BD24B5A8F3B8C0FDBED5B86"]
+            ])
     }
 }

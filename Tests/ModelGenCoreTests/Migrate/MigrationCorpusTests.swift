@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelGenCore
@@ -24,7 +24,9 @@ import Testing
             let versions = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
                 .filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }
                 .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
-            for (from, to) in zip(versions, versions.dropFirst()) { pairs.append(Pair(bundle: url, from: from, to: to)) }
+            for (from, to) in zip(versions, versions.dropFirst()) {
+                pairs.append(Pair(bundle: url, from: from, to: to))
+            }
         }
         return pairs.sorted { $0.testDescription < $1.testDescription }
     }()
@@ -37,7 +39,9 @@ import Testing
 
     /// Both versions and the plan (new required attributes get a value, as `--default` gives);
     /// nil when the plan is refused or still waits for input.
-    static func planned(_ pair: Pair) throws -> (ObjectModel, RelationalSchema, ObjectModel, RelationalSchema, MigrationPlan)? {
+    static func planned(_ pair: Pair) throws -> (
+        ObjectModel, RelationalSchema, ObjectModel, RelationalSchema, MigrationPlan
+    )? {
         let engine = DiagnosticEngine()
         let loader = ModelLoader()
         guard let old = loader.load(path: pair.bundle.path, version: pair.from, diagnostics: engine),
@@ -50,11 +54,13 @@ import Testing
         }
         var defaults: [String: String] = [:]
         for table in newSchema.tables {
-            let requiredForSome = Set(table.checks.compactMap { check -> String? in
-                if case .requiredFor(let column, _) = check.condition { return column }
-                return nil
-            })
-            for column in table.columns where (!column.isNullable || requiredForSome.contains(column.name)) && column.defaultValue == nil {
+            let requiredForSome = Set(
+                table.checks.compactMap { check -> String? in
+                    if case .requiredFor(let column, _) = check.condition { return column }
+                    return nil
+                })
+            for column in table.columns
+            where (!column.isNullable || requiredForSome.contains(column.name)) && column.defaultValue == nil {
                 guard let source = column.source else { continue }
                 switch column.type {
                 case .integer16, .integer32, .integer64: defaults[source] = "1"
@@ -76,7 +82,9 @@ import Testing
 
     /// The kept tables of a plan: new name → (old name, old columns, new columns, the old rows'
     /// filter) whose values are copied as they are; tables that receive moved rows included.
-    static func keptColumns(_ plan: MigrationPlan) -> [String: (table: String, columns: [String], newColumns: [String], filter: String)] {
+    static func keptColumns(_ plan: MigrationPlan) -> [String: (
+        table: String, columns: [String], newColumns: [String], filter: String
+    )] {
         var kept: [String: (table: String, columns: [String], newColumns: [String], filter: String)] = [:]
         for copy in plan.rowCopies {
             let pairs = copy.columns.filter { $0.key != "_entity" }.sorted { $0.key < $1.key }
@@ -85,7 +93,8 @@ import Testing
                 " WHERE \"_entity\" IN (" + copy.entities.keys.sorted().map(String.init).joined(separator: ", ") + ")"
             )
         }
-        for case .alter(let oldTable, let newTable, let sources, _, let keptEntities) in plan.tables where keptEntities == nil {
+        for case .alter(let oldTable, let newTable, let sources, _, let keptEntities) in plan.tables
+        where keptEntities == nil {
             var columns: [String] = []
             var newColumns: [String] = []
             for column in newTable.columns {
@@ -136,18 +145,21 @@ import Testing
         var expected: [String: [[String?]]] = [:]
         for (table, columns) in kept {
             expected[table] = try database.rows(
-                "SELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table))\(columns.filter) ORDER BY 1")
+                "SELECT \(columns.columns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(columns.table))\(columns.filter) ORDER BY 1"
+            )
         }
         let statements = SQLiteMigrationRenderer().statements(plan)
         if let failure = MigrationSQLiteTests.apply(statements, to: database) {
             Issue.record("\(failure)\n\(statements.joined(separator: ";\n"))")
             return
         }
-        let differences = try SchemaFacts(sqlite: database).differences(from: SchemaFacts(expected: newSchema, dialect: .sqlite))
+        let differences = try SchemaFacts(sqlite: database).differences(
+            from: SchemaFacts(expected: newSchema, dialect: .sqlite))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
         for (table, columns) in kept {
             let rows = try database.rows(
-                "SELECT \(columns.newColumns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(table)) ORDER BY 1")
+                "SELECT \(columns.newColumns.map(SQLNaming.quoted).joined(separator: ", ")) FROM \(SQLNaming.quoted(table)) ORDER BY 1"
+            )
             #expect(rows == expected[table], "\(table)")
         }
         #expect(try database.rows("PRAGMA integrity_check") == [["ok"]])
@@ -158,20 +170,25 @@ import Testing
         for stop in 1..<statements.count - 3 {
             let injected = try seeded()
             #expect(MigrationSQLiteTests.apply(statements, to: injected, stopAfter: stop) != nil)
-            #expect(try MigrationSQLiteTests.dump(injected) == before, "after statement \(stop): \(statements[stop - 1])")
+            #expect(
+                try MigrationSQLiteTests.dump(injected) == before, "after statement \(stop): \(statements[stop - 1])")
         }
     }
 
     @Test(arguments: pairs)
     func migratesASeededPostgresDatabase(_ pair: Pair) throws {
-        guard let cluster = PostgresCluster.shared(), let (old, oldSchema, new, newSchema, plan) = try Self.planned(pair) else { return }
+        guard let cluster = PostgresCluster.shared(),
+            let (old, oldSchema, new, newSchema, plan) = try Self.planned(pair)
+        else { return }
         let base = "corpus_mig_" + SHA256.hex(Array(pair.testDescription.utf8)).prefix(10)
         // The rows the runtime saved in SQLite, copied.
         let seed = try Self.seededStore(old, oldSchema)
         defer { try? FileManager.default.removeItem(at: seed.deletingLastPathComponent()) }
         let setup =
             SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n"
-            + (try SeedCopy.postgresStatements(from: SQLiteDatabase(path: seed.path), schema: oldSchema)).map { $0 + ";\n" }.joined() + "COMMIT;\n"
+            + (try SeedCopy.postgresStatements(from: SQLiteDatabase(path: seed.path), schema: oldSchema)).map {
+                $0 + ";\n"
+            }.joined() + "COMMIT;\n"
         try MigrationPostgresTests.prepare(cluster, base, setup: setup)
         let before = try MigrationPostgresTests.dump(cluster, base)
         let kept = Self.keptColumns(plan)
@@ -184,7 +201,8 @@ import Testing
         let statements = PostgresMigrationRenderer().statements(plan)
         let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)
         try #require(migrated.status == 0, "\(migrated.stderr)\n\(statements.joined(separator: ";\n"))")
-        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema, dialect: .postgres))
+        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(
+            from: SchemaFacts(expected: newSchema, dialect: .postgres))
         #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
         for (table, columns) in kept {
             let rows = try cluster.rows(
@@ -192,10 +210,12 @@ import Testing
                 schema: base)
             #expect(rows == expected[table], "\(table)")
         }
-        let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
+        let recorded = try cluster.rows(
+            #"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
         #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
         #expect(MigrationPlanner().plan(from: new, newSchema, to: new, newSchema).isEmpty)
-        try MigrationPostgresTests.injectFailures(cluster, base: base, setup: setup, statements: statements, before: before)
+        try MigrationPostgresTests.injectFailures(
+            cluster, base: base, setup: setup, statements: statements, before: before)
         _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(base)) CASCADE;")
     }
 }

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelGenCore
@@ -19,11 +19,13 @@ import Testing
             WHERE n.nspname = \(namespace) AND c.relkind IN ('r', 'i') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1, 2
             """)
         rows += try cluster.rows(
-            "SELECT conname, replace(pg_get_constraintdef(oid), \(SQLNaming.literal(schema + ".")), '') FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(namespace)) ORDER BY 1")
+            "SELECT conname, replace(pg_get_constraintdef(oid), \(SQLNaming.literal(schema + ".")), '') FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace WHERE nspname = \(namespace)) ORDER BY 1"
+        )
         for table in try cluster.rows(
             "SELECT tablename FROM pg_tables WHERE schemaname = \(namespace) ORDER BY 1")
         {
-            rows += try cluster.rows("SELECT * FROM \(SQLNaming.quoted(schema)).\(SQLNaming.quoted(table[0])) ORDER BY 1")
+            rows += try cluster.rows(
+                "SELECT * FROM \(SQLNaming.quoted(schema)).\(SQLNaming.quoted(table[0])) ORDER BY 1")
         }
         return rows
     }
@@ -37,7 +39,9 @@ import Testing
 
     /// For every statement of the migration, a fresh copy of the old database where the script
     /// fails right after it: the copy must end exactly as `before`.
-    static func injectFailures(_ cluster: PostgresCluster, base: String, setup: String, statements: [String], before: [[String]]) throws {
+    static func injectFailures(
+        _ cluster: PostgresCluster, base: String, setup: String, statements: [String], before: [[String]]
+    ) throws {
         for stop in 2..<statements.count - 1 {
             let schema = base + "_\(stop)"
             try prepare(cluster, schema, setup: setup)
@@ -45,7 +49,9 @@ import Testing
             script.insert("SELECT 1 / 0", at: stop)
             #expect(try cluster.psql(script.map { $0 + ";\n" }.joined(), schema: schema).status != 0)
             let after = try dump(cluster, schema)
-            #expect(after == before, "after statement \(stop): \(statements[stop - 1]): \(after.filter { !before.contains($0) })")
+            #expect(
+                after == before,
+                "after statement \(stop): \(statements[stop - 1]): \(after.filter { !before.contains($0) })")
             _ = try cluster.psql("DROP SCHEMA \(SQLNaming.quoted(schema)) CASCADE;")
         }
     }
@@ -55,8 +61,11 @@ import Testing
         guard let cluster = PostgresCluster.shared() else { return }
         let (oldModel, oldSchema) = try MigrationSQLiteTests.load(testCase.old)
         let (newModel, newSchema) = try MigrationSQLiteTests.load(testCase.new)
-        let plan = MigrationPlanner(defaults: testCase.defaults).plan(from: oldModel, oldSchema, to: newModel, newSchema)
-        guard let check = testCase.check, plan.blockingSteps(allowDataLoss: testCase.allowDataLoss).isEmpty else { return }
+        let plan = MigrationPlanner(defaults: testCase.defaults).plan(
+            from: oldModel, oldSchema, to: newModel, newSchema)
+        guard let check = testCase.check, plan.blockingSteps(allowDataLoss: testCase.allowDataLoss).isEmpty else {
+            return
+        }
         let statements = PostgresMigrationRenderer().statements(plan)
         let base = "mig_" + SHA256.hex(Array(testCase.name.utf8)).prefix(10)
         // The old schema's rows, as the runtime saved them in SQLite.
@@ -66,7 +75,8 @@ import Testing
         try RuntimeSeeder.seed(testCase.seed, model: oldModel, schema: oldSchema, at: seed)
         let inserts = try SeedCopy.postgresStatements(from: SQLiteDatabase(path: seed), schema: oldSchema)
         let setup =
-            SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n" + inserts.map { $0 + ";\n" }.joined() + "COMMIT;\n"
+            SQLEmitter(dialect: .postgres).emit(oldSchema) + "\nBEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n"
+            + inserts.map { $0 + ";\n" }.joined() + "COMMIT;\n"
         try Self.prepare(cluster, base, setup: setup)
         let before = try Self.dump(cluster, base)
         let migrated = try cluster.psql(statements.map { $0 + ";\n" }.joined(), schema: base)
@@ -80,11 +90,13 @@ import Testing
         }
         try #require(migrated.status == 0, "\(migrated.stderr)\n\(statements.joined(separator: ";\n"))")
 
-        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(from: SchemaFacts(expected: newSchema, dialect: .postgres))
+        let differences = try SchemaFacts(postgres: cluster, schema: base).differences(
+            from: SchemaFacts(expected: newSchema, dialect: .postgres))
         #expect(differences.isEmpty, "\(differences)")
         let rows = try cluster.rows("\\pset null '∅'\n" + check.sql, schema: base)
         #expect(rows == check.rows.map { $0.map { $0 ?? "∅" } }, "\(rows)")
-        let recorded = try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
+        let recorded = try cluster.rows(
+            #"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#, schema: base)
         #expect(recorded == [[SchemaSnapshot.make(newSchema).hash]])
         #expect(MigrationPlanner().plan(from: newModel, newSchema, to: newModel, newSchema).isEmpty)
         try Self.injectFailures(cluster, base: base, setup: setup, statements: statements, before: before)

@@ -30,7 +30,8 @@ import Testing
         ProcessInfo.processInfo.environment["MODELGEN_ORACLE_SEED"].flatMap { UInt64($0) } ?? 1
     }
 
-    @Test(arguments: backends) func randomModelsOperationsAndQueriesAgreeWithBruteForce(_ backend: OracleBackend) throws {
+    @Test(arguments: backends) func randomModelsOperationsAndQueriesAgreeWithBruteForce(_ backend: OracleBackend) throws
+    {
         guard let (directory, cleanup) = try backend.place() else { return }
         defer { cleanup() }
         let deadline = Date().addingTimeInterval(Self.seconds)
@@ -53,7 +54,8 @@ import Testing
     /// Seeds whose cases found a defect (each failed before its fix; see the commits): replayed
     /// in every run, as long as the generator makes the same cases from them.
     static let findings: [UInt64] = [
-        1, 2, 3, 4, 5, 6, 8, 9, 10, 29, 31, 43, 52, 59, 63, 70, 97, 100, 112, 175, 256, 282, 358, 386, 5635, 7846, 8302, 15628, 19672,
+        1, 2, 3, 4, 5, 6, 8, 9, 10, 29, 31, 43, 52, 59, 63, 70, 97, 100, 112, 175, 256, 282, 358, 386, 5635, 7846, 8302,
+        15628, 19672,
         21457, 22882, 23377,
     ]
 
@@ -69,7 +71,9 @@ import Testing
 
     /// The real models of the corpus with random data: every version the oracle can model
     /// (see `OracleModel.from`), one case each.
-    @Test(arguments: OracleBackend.allCases) func corpusModelsWithRandomDataAgreeWithBruteForce(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func corpusModelsWithRandomDataAgreeWithBruteForce(
+        _ backend: OracleBackend
+    ) throws {
         guard let root = TestPaths.sharedFolder("corpus") else { return }
         guard let (directory, cleanup) = try backend.place() else { return }
         defer { cleanup() }
@@ -81,7 +85,8 @@ import Testing
             let engine = DiagnosticEngine()
             guard let bytes = try? [UInt8](Data(contentsOf: file)),
                 var objectModel = FrontEnd().run(SourceFile(path: file.path, bytes: bytes), diagnostics: engine),
-                case let schema = SchemaLowering().lower(objectModel, diagnostics: engine), let schema, !engine.hasErrors
+                case let schema = SchemaLowering().lower(objectModel, diagnostics: engine), let schema,
+                !engine.hasErrors
             else {
                 skipped["does not load", default: 0] += 1
                 continue
@@ -97,7 +102,8 @@ import Testing
             let runtime = OracleCase.runtimeModel(objectModel, schema, model)
             let relative = String(file.path.dropFirst(root.path.count + 1))
             let (caseTally, failure) = OracleCase.run(
-                model: model, runtime: runtime, random: &random, seed: seed, operationCount: 120, in: directory, label: relative)
+                model: model, runtime: runtime, random: &random, seed: seed, operationCount: 120, in: directory,
+                label: relative)
             tally = tally + caseTally
             if let failure { failures.append(failure) }
         }

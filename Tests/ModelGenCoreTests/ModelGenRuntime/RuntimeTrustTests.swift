@@ -84,7 +84,9 @@ import Testing
     static func shop(name: String = "Shop", xml: String = shopXML) throws -> (PersistentStore.Model, [Diagnostic]) {
         let engine = DiagnosticEngine()
         var model = try #require(
-            FrontEnd().run(SourceFile(path: "\(name).xcdatamodel/contents", bytes: Array(xml.utf8)), diagnostics: engine), "\(engine.sorted)")
+            FrontEnd().run(
+                SourceFile(path: "\(name).xcdatamodel/contents", bytes: Array(xml.utf8)), diagnostics: engine),
+            "\(engine.sorted)")
         model.modelName = name
         let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
         #expect(!engine.hasErrors, "\(engine.sorted)")
@@ -119,11 +121,14 @@ import Testing
         }
 
         /// A new store on the same database.
-        func reopen(_ model: PersistentStore.Model? = nil) throws -> PersistentStore { try location.open(model ?? self.model) }
+        func reopen(_ model: PersistentStore.Model? = nil) throws -> PersistentStore {
+            try location.open(model ?? self.model)
+        }
 
         func type(_ name: String) -> ManagedObject.Type { model.entities.first { $0.name == name }!.objectType! }
 
-        func insert(_ context: ObjectContext, _ entity: String, _ values: [String: Any?] = [:]) throws -> ManagedObject {
+        func insert(_ context: ObjectContext, _ entity: String, _ values: [String: Any?] = [:]) throws -> ManagedObject
+        {
             let object = context.insert(type(entity))
             for (key, value) in values.sorted(by: { $0.key < $1.key }) { try object.setValue(value, forKey: key) }
             return object
@@ -133,11 +138,14 @@ import Testing
             _ context: ObjectContext, _ entity: String, _ format: String? = nil, _ arguments: Any?..., limit: Int? = nil
         ) throws -> (objects: [ManagedObject], count: Int) {
             let type = try #require(type(entity) as? any OracleQuerying.Type)
-            return try type.oracleQuery(context, format: format, arguments: arguments, sort: [], limit: limit, offset: 0)
+            return try type.oracleQuery(
+                context, format: format, arguments: arguments, sort: [], limit: limit, offset: 0)
         }
     }
 
-    @Test(arguments: OracleBackend.allCases) func unsavedChangesDoNotSkipWhatSQLCannotCompare(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func unsavedChangesDoNotSkipWhatSQLCannotCompare(_ backend: OracleBackend)
+        throws
+    {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
         let context = shop.store.newContext()
@@ -151,7 +159,9 @@ import Testing
         #expect(like.count == 3)
     }
 
-    @Test(arguments: OracleBackend.allCases) func aLinkToAnObjectOfAnotherContextIsRefused(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func aLinkToAnObjectOfAnotherContextIsRefused(_ backend: OracleBackend)
+        throws
+    {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
         let first = shop.store.newContext()
@@ -177,17 +187,23 @@ import Testing
     @Test(arguments: OracleBackend.allCases) func aDecimalRoundTripsExactly(_ backend: OracleBackend) throws {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
-        let values = ["12345678901234567890.123456789", "0.1", "-3", "99999999999999999999"].map { Decimal(string: $0)! }
+        let values = ["12345678901234567890.123456789", "0.1", "-3", "99999999999999999999"].map {
+            Decimal(string: $0)!
+        }
         do {
             let context = shop.store.newContext()
             for value in values { _ = try shop.insert(context, "Order", ["total": value]) }
             try context.save()
         }
         let reopened = try shop.reopen()
-        let read = try shop.fetch(reopened.newContext(), "Order").objects.map { try $0.value(forKey: "total") as? Decimal }
+        let read = try shop.fetch(reopened.newContext(), "Order").objects.map {
+            try $0.value(forKey: "total") as? Decimal
+        }
         #expect(read == values)
         // Compared exactly: 0.1 is not the Double nearest it.
-        #expect(try shop.fetch(reopened.newContext(), "Order", "total > %@", Decimal(string: "99999999999999999998")!).count == 1)
+        #expect(
+            try shop.fetch(reopened.newContext(), "Order", "total > %@", Decimal(string: "99999999999999999998")!).count
+                == 1)
         #expect(try shop.fetch(reopened.newContext(), "Order", "total == %@", Decimal(string: "0.1")!).count == 1)
     }
 
@@ -209,9 +225,13 @@ import Testing
             try context.insert(type).setValue(value, forKey: "total")
             try context.save()
         }
-        let declared = try SQLiteDatabase(path: path).rows("SELECT type FROM pragma_table_info('order') WHERE name = 'total'")
+        let declared = try SQLiteDatabase(path: path).rows(
+            "SELECT type FROM pragma_table_info('order') WHERE name = 'total'")
         #expect(declared == [["TEXT"]])
-        #expect(try SQLiteDatabase(path: path).rows(#"SELECT typeof("total"), "total" FROM "order""#) == [["text", "12345678901234567890.123456789"]])
+        #expect(
+            try SQLiteDatabase(path: path).rows(#"SELECT typeof("total"), "total" FROM "order""#) == [
+                ["text", "12345678901234567890.123456789"]
+            ])
         #expect(try SQLiteDatabase(path: path).rows("PRAGMA integrity_check") == [["ok"]])
     }
 
@@ -241,7 +261,11 @@ import Testing
     @Test func aRefusedOpenLeavesTheJournalModeAndNamesTheOtherModel() throws {
         guard let shop = try Shop(.sqlite) else { return }
         defer { shop.cleanup() }
-        let other = try Self.shop(name: "Other", xml: Self.shopXML.replacingOccurrences(of: "<entity name=\"Tag\"", with: "<entity name=\"Label\"").replacingOccurrences(of: "Entity=\"Tag\"", with: "Entity=\"Label\"")).0
+        let other = try Self.shop(
+            name: "Other",
+            xml: Self.shopXML.replacingOccurrences(of: "<entity name=\"Tag\"", with: "<entity name=\"Label\"")
+                .replacingOccurrences(of: "Entity=\"Tag\"", with: "Entity=\"Label\"")
+        ).0
         let path = shop.directory.appendingPathComponent("rollback.sqlite").path
         do { _ = try PersistentStore(path: path, model: shop.model) }
         do { try SQLiteDatabase(path: path).execute("PRAGMA journal_mode = DELETE") }
@@ -267,7 +291,9 @@ import Testing
         try context.save()
         for pending in [false, true] {
             if pending { _ = try shop.insert(context, "Tag") }
-            let titles = try shop.fetch(context, "Order", "customer.profile.bio == nil").objects.map { try $0.value(forKey: "title") as? String }
+            let titles = try shop.fetch(context, "Order", "customer.profile.bio == nil").objects.map {
+                try $0.value(forKey: "title") as? String
+            }
             #expect(Set(titles) == ["2", "3"], "pending: \(pending)")
             #expect(try shop.fetch(context, "Order", "customer.profile.bio != %@", "hi").count == 2)
             // Two-valued: NOT (nil < 3) holds.
@@ -275,12 +301,16 @@ import Testing
         }
     }
 
-    @Test(arguments: OracleBackend.allCases) func anObjectOfAnotherContextInAPredicateNamesItsRow(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func anObjectOfAnotherContextInAPredicateNamesItsRow(
+        _ backend: OracleBackend
+    ) throws {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
         let context = shop.store.newContext()
         let customer = try shop.insert(context, "Customer", ["name": "a"])
-        for index in 0..<4 { try shop.insert(context, "Order", ["title": "\(index)"]).setValue(customer, forKey: "customer") }
+        for index in 0..<4 {
+            try shop.insert(context, "Order", ["title": "\(index)"]).setValue(customer, forKey: "customer")
+        }
         try context.save()
         let other = shop.store.newContext()
         let foreign = try #require(shop.fetch(other, "Customer").objects.first)
@@ -292,7 +322,9 @@ import Testing
         #expect(try shop.fetch(clean, "Order", "customer == %@", foreign).count == 4)
     }
 
-    @Test(arguments: OracleBackend.allCases) func notANumberAndNegativeZeroAreRefusedNotChanged(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func notANumberAndNegativeZeroAreRefusedNotChanged(
+        _ backend: OracleBackend
+    ) throws {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
         for value in [Double.nan, -0.0] {
@@ -324,7 +356,8 @@ import Testing
             try other.save()
         } throws: { error in
             guard let error = error as? DatabaseError else { return false }
-            return error.code == .uniqueness && error.entity == "Item" && error.property == "code" && !error.message.contains("constraint failed")
+            return error.code == .uniqueness && error.entity == "Item" && error.property == "code"
+                && !error.message.contains("constraint failed")
         }
         // A very deep predicate's error does not echo the input.
         let deep = String(repeating: "(", count: 5_000) + "code == 1"
@@ -364,7 +397,9 @@ import Testing
         #expect(!diagnostics.contains { $0.severity == .error })
     }
 
-    @Test(arguments: OracleBackend.allCases) func aRequiredToManyWithoutMinimumMayBeEmpty(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func aRequiredToManyWithoutMinimumMayBeEmpty(_ backend: OracleBackend)
+        throws
+    {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
         let context = shop.store.newContext()
@@ -373,13 +408,17 @@ import Testing
         #expect(try shop.fetch(context, "User").count == 1)
     }
 
-    @Test(arguments: OracleBackend.allCases) func deletionRulesGiveCoreDataResultsWhateverTheOrder(_ backend: OracleBackend) throws {
+    @Test(arguments: OracleBackend.allCases) func deletionRulesGiveCoreDataResultsWhateverTheOrder(
+        _ backend: OracleBackend
+    ) throws {
         guard let shop = try Shop(backend) else { return }
         defer { shop.cleanup() }
         do {
             let context = shop.store.newContext()
             let account = try shop.insert(context, "Account", ["name": "a"])
-            for title in ["p1", "p2"] { try shop.insert(context, "Post", ["title": title]).setValue(account, forKey: "account") }
+            for title in ["p1", "p2"] {
+                try shop.insert(context, "Post", ["title": title]).setValue(account, forKey: "account")
+            }
             let owner = try shop.insert(context, "Owner")
             try shop.insert(context, "Pet").setValue(owner, forKey: "owner")
             let event = try shop.insert(context, "Event")
@@ -417,15 +456,20 @@ import Testing
         func load(_ body: String, version: String) throws -> (ObjectModel, RelationalSchema) {
             let engine = DiagnosticEngine()
             var model = try #require(
-                FrontEnd().run(SourceFile(path: "\(version).xcdatamodel/contents", bytes: Array(modelDocument(body).utf8)), diagnostics: engine))
+                FrontEnd().run(
+                    SourceFile(path: "\(version).xcdatamodel/contents", bytes: Array(modelDocument(body).utf8)),
+                    diagnostics: engine))
             model.modelName = "Notes"
             model.versionName = version
             return (model, try #require(SchemaLowering().lower(model, diagnostics: engine)))
         }
         let (old, oldSchema) = try load(
             #"<entity name="Note"><attribute name="text" optional="YES" attributeType="String"/><attribute name="color" optional="YES" attributeType="String"/></entity>"#
-                + #"<entity name="Draft"><attribute name="text" optional="YES" attributeType="String"/></entity>"#, version: "V1")
-        let (new, newSchema) = try load(#"<entity name="Note"><attribute name="text" optional="YES" attributeType="String"/></entity>"#, version: "V2")
+                + #"<entity name="Draft"><attribute name="text" optional="YES" attributeType="String"/></entity>"#,
+            version: "V1")
+        let (new, newSchema) = try load(
+            #"<entity name="Note"><attribute name="text" optional="YES" attributeType="String"/></entity>"#,
+            version: "V2")
         let migration = StoreMigration.make(version: "V1", from: old, oldSchema, to: new, newSchema)
         #expect(migration.statements == nil && migration.lossyStatements != nil)
         let directory = try TestPaths.temporaryDirectory()
@@ -443,7 +487,8 @@ import Testing
         var current = RuntimeSeeder.runtimeModel(new, newSchema)
         current.migrations = [
             PersistentStore.Migration(
-                from: migration.fromHash, version: migration.version, statements: migration.statements, blockingSteps: migration.blockingSteps,
+                from: migration.fromHash, version: migration.version, statements: migration.statements,
+                blockingSteps: migration.blockingSteps,
                 lossyStatements: migration.lossyStatements)
         ]
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -451,12 +496,16 @@ import Testing
             _ = try PersistentStore(path: path, model: current)
         } throws: { error in
             guard let error = error as? DatabaseError else { return false }
-            return error.code == .migration && error.message.contains("allowsDataLoss") && error.message.contains("color")
+            return error.code == .migration && error.message.contains("allowsDataLoss")
+                && error.message.contains("color")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         let store = try PersistentStore(path: path, model: current, options: .init(allowsDataLoss: true))
-        let type = try #require(store.model.entities.first { $0.name == "Note" }?.objectType as? any OracleQuerying.Type)
-        let notes = try type.oracleQuery(store.newContext(), format: nil, arguments: [], sort: [], limit: nil, offset: 0).objects
+        let type = try #require(
+            store.model.entities.first { $0.name == "Note" }?.objectType as? any OracleQuerying.Type)
+        let notes = try type.oracleQuery(
+            store.newContext(), format: nil, arguments: [], sort: [], limit: nil, offset: 0
+        ).objects
         #expect(try notes.map { try $0.value(forKey: "text") as? String } == ["keep"])
         #expect(try SQLiteDatabase(path: path).rows("SELECT name FROM sqlite_schema WHERE name = 'draft'").isEmpty)
     }

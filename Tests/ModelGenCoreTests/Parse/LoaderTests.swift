@@ -23,9 +23,13 @@ import Testing
         for (version, contents) in versions {
             let folder = bundle.appendingPathComponent("\(version).xcdatamodel")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            if let contents { try contents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8) }
+            if let contents {
+                try contents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+            }
         }
-        if let plist { try plist.write(to: bundle.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8) }
+        if let plist {
+            try plist.write(to: bundle.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+        }
         return bundle
     }
 
@@ -55,7 +59,8 @@ import Testing
     @Test func currentVersionComesFromThePlist() throws {
         try withTemporaryDirectory { directory in
             let bundle = try Self.makeBundle(
-                in: directory, versions: ["Model": Self.minimalModel, "Model 2": Self.minimalModel, "Model 10": Self.minimalModel],
+                in: directory,
+                versions: ["Model": Self.minimalModel, "Model 2": Self.minimalModel, "Model 10": Self.minimalModel],
                 plist: Self.plist(current: "Model 2.xcdatamodel"))
             let engine = DiagnosticEngine()
             let source = try #require(ModelLoader().source(at: bundle.path, diagnostics: engine))
@@ -72,9 +77,11 @@ import Testing
     @Test func emptyPlistFallsBackToTheOnlyVersionOrTheBundleName() throws {
         try withTemporaryDirectory { directory in
             let empty = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict/>\n</plist>\n"
-            let single = try Self.makeBundle(in: directory, name: "Single", versions: ["Anything": Self.minimalModel], plist: empty)
+            let single = try Self.makeBundle(
+                in: directory, name: "Single", versions: ["Anything": Self.minimalModel], plist: empty)
             let named = try Self.makeBundle(
-                in: directory, name: "Named", versions: ["Named": Self.minimalModel, "Named 2": Self.minimalModel], plist: nil)
+                in: directory, name: "Named", versions: ["Named": Self.minimalModel, "Named 2": Self.minimalModel],
+                plist: nil)
             let engine = DiagnosticEngine()
             #expect(ModelLoader().source(at: single.path, diagnostics: engine)?.currentVersion == "Anything")
             #expect(ModelLoader().source(at: named.path, diagnostics: engine)?.currentVersion == "Named")
@@ -84,19 +91,23 @@ import Testing
 
     @Test func ambiguousVersionsAreAnErrorWithTheChoicesInANote() throws {
         try withTemporaryDirectory { directory in
-            let bundle = try Self.makeBundle(in: directory, versions: ["V1": Self.minimalModel, "V2": Self.minimalModel], plist: nil)
+            let bundle = try Self.makeBundle(
+                in: directory, versions: ["V1": Self.minimalModel, "V2": Self.minimalModel], plist: nil)
             let engine = DiagnosticEngine()
             #expect(ModelLoader().load(path: bundle.path, diagnostics: engine) == nil)
             #expect(ids(engine) == ["no-current-version"])
             #expect(engine.sorted[0].rendered.contains("note: pick one with --model-version: 'V1', 'V2'"))
-            #expect(ModelLoader().load(path: bundle.path, version: "V2.xcdatamodel", diagnostics: DiagnosticEngine())?.versionName == "V2")
+            #expect(
+                ModelLoader().load(path: bundle.path, version: "V2.xcdatamodel", diagnostics: DiagnosticEngine())?
+                    .versionName == "V2")
         }
     }
 
     @Test func everyVersionCanBeLoaded() throws {
         try withTemporaryDirectory { directory in
             let bundle = try Self.makeBundle(
-                in: directory, versions: ["Model": Self.minimalModel, "Model 2": modelDocument(#"    <entity name="B"/>"#)],
+                in: directory,
+                versions: ["Model": Self.minimalModel, "Model 2": modelDocument(#"    <entity name="B"/>"#)],
                 plist: Self.plist(current: "Model 2.xcdatamodel"))
             let engine = DiagnosticEngine()
             let loaded = ModelLoader().loadAll(path: bundle.path, diagnostics: engine)
@@ -108,7 +119,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let folder = directory.appendingPathComponent("Bare.xcdatamodel")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Self.minimalModel.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+            try Self.minimalModel.write(
+                to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
             let engine = DiagnosticEngine()
             let source = try #require(ModelLoader().source(at: folder.path, diagnostics: engine))
             #expect(source.kind == .versionFolder)
@@ -129,7 +141,10 @@ import Testing
     @Test func missingInputIsReported() {
         let engine = DiagnosticEngine()
         #expect(ModelLoader().source(at: "/nonexistent/Model.xcdatamodeld", diagnostics: engine) == nil)
-        #expect(engine.sorted.map(\.rendered) == ["modelgen: error: no such file or directory: '/nonexistent/Model.xcdatamodeld' [input-not-found]"])
+        #expect(
+            engine.sorted.map(\.rendered) == [
+                "modelgen: error: no such file or directory: '/nonexistent/Model.xcdatamodeld' [input-not-found]"
+            ])
     }
 
     @Test func aDirectoryWithoutModelsIsNotAModel() throws {
@@ -147,12 +162,14 @@ import Testing
 
     @Test func plistNamingAMissingVersionIsAnError() throws {
         try withTemporaryDirectory { directory in
-            let bundle = try Self.makeBundle(in: directory, versions: ["Model": Self.minimalModel], plist: Self.plist(current: "Gone.xcdatamodel"))
+            let bundle = try Self.makeBundle(
+                in: directory, versions: ["Model": Self.minimalModel], plist: Self.plist(current: "Gone.xcdatamodel"))
             let engine = DiagnosticEngine()
             #expect(ModelLoader().source(at: bundle.path, diagnostics: engine) == nil)
-            #expect(engine.sorted.map(\.rendered) == [
-                "\(bundle.path)/.xccurrentversion:1:1: error: .xccurrentversion names version 'Gone', which is not in the bundle [unknown-current-version]"
-            ])
+            #expect(
+                engine.sorted.map(\.rendered) == [
+                    "\(bundle.path)/.xccurrentversion:1:1: error: .xccurrentversion names version 'Gone', which is not in the bundle [unknown-current-version]"
+                ])
         }
     }
 
@@ -161,17 +178,20 @@ import Testing
             let bundle = try Self.makeBundle(in: directory, versions: ["Model": Self.minimalModel], plist: nil)
             let engine = DiagnosticEngine()
             #expect(ModelLoader().load(path: bundle.path, version: "Model 9", diagnostics: engine) == nil)
-            #expect(engine.sorted.map(\.rendered) == [
-                "modelgen: error: the model has no version named 'Model 9' [unknown-model-version]\nmodelgen: note: versions: 'Model'"
-            ])
+            #expect(
+                engine.sorted.map(\.rendered) == [
+                    "modelgen: error: the model has no version named 'Model 9' [unknown-model-version]\nmodelgen: note: versions: 'Model'"
+                ])
         }
     }
 
     @Test func legacyBinaryVersionsAreUnsupportedNotCrashedOn() throws {
         try withTemporaryDirectory { directory in
-            let bundle = try Self.makeBundle(in: directory, versions: ["Old": nil], plist: Self.plist(current: "Old.xcdatamodel"))
+            let bundle = try Self.makeBundle(
+                in: directory, versions: ["Old": nil], plist: Self.plist(current: "Old.xcdatamodel"))
             let folder = bundle.appendingPathComponent("Old.xcdatamodel")
-            try Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x00, 0xFF]).write(to: folder.appendingPathComponent("elements"))
+            try Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x00, 0xFF]).write(
+                to: folder.appendingPathComponent("elements"))
             let engine = DiagnosticEngine()
             #expect(ModelLoader().load(path: bundle.path, diagnostics: engine) == nil)
             #expect(ids(engine) == ["legacy-binary-model"])
@@ -201,7 +221,8 @@ import Testing
 
     @Test func brokenPlistIsAWarningAndTheVersionIsGuessed() throws {
         try withTemporaryDirectory { directory in
-            let bundle = try Self.makeBundle(in: directory, versions: ["Model": Self.minimalModel], plist: "<plist><dict>")
+            let bundle = try Self.makeBundle(
+                in: directory, versions: ["Model": Self.minimalModel], plist: "<plist><dict>")
             let engine = DiagnosticEngine()
             #expect(ModelLoader().source(at: bundle.path, diagnostics: engine)?.currentVersion == "Model")
             #expect(ids(engine) == ["unreadable-current-version"])
@@ -213,7 +234,10 @@ import Testing
         let engine = DiagnosticEngine()
         let file = SourceFile(path: "x.plist", bytes: Array("<?xml version=\"1.0\"?>\n<plist><array/></plist>".utf8))
         #expect(PropertyListReader.dictionary(file, diagnostics: engine) == nil)
-        #expect(engine.sorted.map(\.rendered) == ["x.plist:2:1: error: not an XML property list with a <dict> [invalid-property-list]"])
+        #expect(
+            engine.sorted.map(\.rendered) == [
+                "x.plist:2:1: error: not an XML property list with a <dict> [invalid-property-list]"
+            ])
     }
 
     @Test func filesOverTheSizeLimitAreRefusedWithoutParsing() throws {
@@ -222,7 +246,10 @@ import Testing
             try Data(count: SecureXMLReader.maximumSize + 10).write(to: path)
             let engine = DiagnosticEngine()
             #expect(ModelLoader().load(path: path.path, diagnostics: engine) == nil)
-            #expect(engine.sorted.map(\.rendered) == ["\(path.path):1:1: error: file is larger than the limit of 32 MiB [file-too-large]"])
+            #expect(
+                engine.sorted.map(\.rendered) == [
+                    "\(path.path):1:1: error: file is larger than the limit of 32 MiB [file-too-large]"
+                ])
             let inMemory = DiagnosticEngine()
             let big = SourceFile(path: "big", bytes: [UInt8](repeating: 0x20, count: SecureXMLReader.maximumSize + 1))
             #expect(ModelParser().parse(big, diagnostics: inMemory) == nil)

@@ -92,7 +92,9 @@ import Testing
         let source = Self.source(text)
         let whole = Self.asOne(source)
         #expect(whole.findings.count == 24)
-        let lastLine = text.split(separator: "\n", omittingEmptySubsequences: false).lastIndex { $0.contains("<unknownThing") }
+        let lastLine = text.split(separator: "\n", omittingEmptySubsequences: false).lastIndex {
+            $0.contains("<unknownThing")
+        }
         #expect(whole.findings.last?.location?.line == lastLine.map { $0 + 1 })
         for parts in 2...4 {
             let split = try #require(Self.inParts(source, parts))
@@ -112,8 +114,10 @@ import Testing
     func cutsInTheWrongPlaceFallBack(_ hostile: String) {
         // The first place to cut comes after the middle of the file: inside the hostile part.
         let filler = String(repeating: "A", count: 2_000)
-        let body = hostile.contains("FILLER")
-            ? hostile.replacing("FILLER", with: filler) : "    <entity name=\"A\" representedClassName=\"\(filler)\"/>\n" + hostile
+        let body =
+            hostile.contains("FILLER")
+            ? hostile.replacing("FILLER", with: filler)
+            : "    <entity name=\"A\" representedClassName=\"\(filler)\"/>\n" + hostile
         let text = modelDocument(body)
         let source = Self.source(text)
         #expect(Self.canCut(source, 2), "the test must offer the cut")
@@ -121,7 +125,9 @@ import Testing
     }
 
     @Test func anEntityAfterTheModelFallsBack() {
-        let text = modelDocument("    <entity name=\"A\" representedClassName=\"\(String(repeating: "A", count: 2_000))\"/>") + "\n<entity name=\"X\"/>\n"
+        let text =
+            modelDocument("    <entity name=\"A\" representedClassName=\"\(String(repeating: "A", count: 2_000))\"/>")
+            + "\n<entity name=\"X\"/>\n"
         let source = Self.source(text)
         #expect(Self.canCut(source, 2))
         #expect(Self.inParts(source, 2) == nil)
@@ -131,7 +137,8 @@ import Testing
     /// Text directly inside `<model>` is reported once for the whole file, so parts cannot say.
     @Test func textInsideTheModelFallsBack() {
         let filler = String(repeating: "A", count: 2_000)
-        let text = modelDocument("stray\n    <entity name=\"A\" representedClassName=\"\(filler)\"/>\nmore\n    <entity name=\"B\"/>")
+        let text = modelDocument(
+            "stray\n    <entity name=\"A\" representedClassName=\"\(filler)\"/>\nmore\n    <entity name=\"B\"/>")
         let source = Self.source(text)
         #expect(Self.canCut(source, 2))
         #expect(Self.inParts(source, 2) == nil)
@@ -140,7 +147,9 @@ import Testing
 
     /// A part that is not well-formed gives nothing; the whole parse reports the error.
     @Test func aMalformedLaterPartFallsBack() {
-        let text = modelDocument("    <entity name=\"A\" representedClassName=\"\(String(repeating: "A", count: 2_000))\"/>\n    <entity name=\"B\" a=1/>")
+        let text = modelDocument(
+            "    <entity name=\"A\" representedClassName=\"\(String(repeating: "A", count: 2_000))\"/>\n    <entity name=\"B\" a=1/>"
+        )
         let source = Self.source(text)
         #expect(Self.canCut(source, 2))
         #expect(Self.inParts(source, 2) == nil)
@@ -153,7 +162,8 @@ import Testing
         for index in 0..<400 {
             body += "    <entity name=\"Entity\(index)\" representedClassName=\"Entity\(index)\" syncable=\"YES\">\n"
             for attribute in 0..<12 {
-                body += "        <attribute name=\"attribute\(attribute)\" optional=\"YES\" attributeType=\"Integer 64\" defaultValueString=\"\(attribute)\" usesScalarValueType=\"YES\"/>\n"
+                body +=
+                    "        <attribute name=\"attribute\(attribute)\" optional=\"YES\" attributeType=\"Integer 64\" defaultValueString=\"\(attribute)\" usesScalarValueType=\"YES\"/>\n"
             }
             body += "    </entity>\n"
         }

@@ -70,7 +70,9 @@ struct Counts: Equatable, CustomStringConvertible {
 
     init(_ model: ObjectModel) {
         entities = model.entities.count
-        attributes = model.entities.reduce(0) { $0 + $1.attributes.count } + model.composites.reduce(0) { $0 + $1.attributes.count }
+        attributes =
+            model.entities.reduce(0) { $0 + $1.attributes.count }
+            + model.composites.reduce(0) { $0 + $1.attributes.count }
         relationships = model.entities.reduce(0) { $0 + $1.relationships.count }
         fetchedProperties = model.entities.reduce(0) { $0 + $1.fetchedProperties.count }
         fetchRequests = model.fetchRequests.count
@@ -98,13 +100,16 @@ struct IndependentCounts {
         counts.fetchRequests = try count("/model/fetchRequest")
         counts.uniquenessConstraints = try count("/model/entity/uniquenessConstraints/uniquenessConstraint")
         counts.configurations = try count("/model/configuration")
-        counts.fetchIndexes = try count("/model/entity/fetchIndex") + count("/model/entity/compoundIndexes/compoundIndex")
+        counts.fetchIndexes =
+            try count("/model/entity/fetchIndex") + count("/model/entity/compoundIndexes/compoundIndex")
     }
 }
 
 extension TestPaths {
     static func directories(withSuffix suffix: String, under root: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
         var result: [URL] = []
         for case let url as URL in enumerator where url.lastPathComponent.hasSuffix(suffix) {
             result.append(url)

@@ -1,10 +1,10 @@
 import Foundation
+import Mustache
+import PredicateSyntax
 import TestSupport
 import Testing
 
 @testable import ModelGenCore
-import Mustache
-import PredicateSyntax
 
 /// Replays every input kept in `Fixtures/FuzzRegressions/<target>/` (seeds and past fuzzer
 /// findings) with the invariants the fuzz targets in `Tests/Fuzz` check; see `Scripts/fuzz.sh`.
@@ -24,7 +24,8 @@ import PredicateSyntax
     @Test(arguments: inputs("model"))
     func modelInputsGiveLocatedDiagnosticsOnly(_ url: URL) throws {
         let engine = DiagnosticEngine()
-        _ = FrontEnd().run(SourceFile(path: "fuzz/contents", bytes: [UInt8](try Data(contentsOf: url))), diagnostics: engine)
+        _ = FrontEnd().run(
+            SourceFile(path: "fuzz/contents", bytes: [UInt8](try Data(contentsOf: url))), diagnostics: engine)
         #expect(engine.diagnostics.filter { $0.severity == .error && $0.location == nil }.isEmpty)
     }
 

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelGenCore
@@ -16,7 +16,8 @@ import Testing
 
     static let models: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: TestPaths.models.path)) ?? []
-        return names.filter { $0.hasSuffix(".xcdatamodeld") }.map { String($0.dropLast(".xcdatamodeld".count)) }.sorted()
+        return names.filter { $0.hasSuffix(".xcdatamodeld") }.map { String($0.dropLast(".xcdatamodeld".count)) }
+            .sorted()
     }()
 
     static let generatedRoot = PackagePaths.root.appendingPathComponent("Tests/GeneratedModels")
@@ -53,21 +54,31 @@ import Testing
         let files = try #require(try GeneratePipeline(options: options).run(path: path, diagnostics: engine))
         let directory = Self.generatedRoot.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let present = Set((try FileManager.default.contentsOfDirectory(atPath: directory.path)).filter { $0.hasSuffix(".swift") })
+        let present = Set(
+            (try FileManager.default.contentsOfDirectory(atPath: directory.path)).filter { $0.hasSuffix(".swift") })
         if Self.isRecording {
-            for stale in present.subtracting(files.map(\.name)) { try FileManager.default.removeItem(at: directory.appendingPathComponent(stale)) }
+            for stale in present.subtracting(files.map(\.name)) {
+                try FileManager.default.removeItem(at: directory.appendingPathComponent(stale))
+            }
         } else {
-            #expect(present.subtracting(files.map(\.name)).isEmpty, "files the generator no longer writes: \(present.subtracting(files.map(\.name)).sorted())")
+            #expect(
+                present.subtracting(files.map(\.name)).isEmpty,
+                "files the generator no longer writes: \(present.subtracting(files.map(\.name)).sorted())")
         }
         for file in files {
             let url = directory.appendingPathComponent(file.name)
             let expected = try? String(contentsOf: url, encoding: .utf8)
             if Self.isRecording || expected == nil {
                 try file.contents.write(to: url, atomically: true, encoding: .utf8)
-                if expected == nil { Issue.record("recorded missing reference \(name)/\(file.name); review and commit it") }
+                if expected == nil {
+                    Issue.record("recorded missing reference \(name)/\(file.name); review and commit it")
+                }
                 continue
             }
-            #expect(file.contents == expected, "\(name)/\(file.name) differs from the reference:\n\(UnifiedDiff.render(expected: expected!, actual: file.contents))")
+            #expect(
+                file.contents == expected,
+                "\(name)/\(file.name) differs from the reference:\n\(UnifiedDiff.render(expected: expected!, actual: file.contents))"
+            )
         }
     }
 
@@ -83,7 +94,10 @@ import Testing
                 if expected == nil { Issue.record("recorded missing reference \(name)/\(file); review and commit it") }
                 continue
             }
-            #expect(actual == expected, "\(name)/\(file) differs from the reference:\n\(UnifiedDiff.render(expected: expected!, actual: actual))")
+            #expect(
+                actual == expected,
+                "\(name)/\(file) differs from the reference:\n\(UnifiedDiff.render(expected: expected!, actual: actual))"
+            )
         }
     }
 
@@ -105,6 +119,9 @@ import Testing
         let schema = "reference_" + SQLNaming.snakeCase(name)
         let result = try cluster.psql(try String(contentsOf: url, encoding: .utf8), schema: schema)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'model'"#, schema: schema) == [[name]])
+        #expect(
+            try cluster.rows(#"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'model'"#, schema: schema) == [
+                [name]
+            ])
     }
 }

@@ -57,11 +57,14 @@ import Testing
         // Arithmetic, functions, indexes, subqueries, casts.
         ("(a + b) * 2 > c - 1", "(a + b) * 2 > c - 1"), ("a - b - c == 0", "a - b - c == 0"),
         ("a ** 2 == 4", "a ** 2 == 4"),
-        ("-a < 0", "-a < 0"), ("-(a + 1) < 0", "-(a + 1) < 0"), ("a - (b - c) == 2 ** 3 ** 2", "a - (b - c) == 2 ** 3 ** 2"), ("(2 ** 3) ** 2 == x", "(2 ** 3) ** 2 == x"),
+        ("-a < 0", "-a < 0"), ("-(a + 1) < 0", "-(a + 1) < 0"),
+        ("a - (b - c) == 2 ** 3 ** 2", "a - (b - c) == 2 ** 3 ** 2"), ("(2 ** 3) ** 2 == x", "(2 ** 3) ** 2 == x"),
         ("date > now()", "date > now()"),
         ("lowercase(name) == 'x'", "lowercase(name) == \"x\""),
-        ("items[FIRST].name == 'a' AND items[LAST].x == 1 AND items[SIZE] == 2 AND items[0].y == 3",
-         "items[FIRST].name == \"a\" AND items[LAST].x == 1 AND items[SIZE] == 2 AND items[0].y == 3"),
+        (
+            "items[FIRST].name == 'a' AND items[LAST].x == 1 AND items[SIZE] == 2 AND items[0].y == 3",
+            "items[FIRST].name == \"a\" AND items[LAST].x == 1 AND items[SIZE] == 2 AND items[0].y == 3"
+        ),
         ("SUBQUERY(employees, $e, $e.age > 30).@count > 0", "SUBQUERY(employees, $e, $e.age > 30).@count > 0"),
         ("CAST(stamp, 'NSDate') > $D", "CAST(stamp, \"NSDate\") > $D"),
     ]
@@ -90,7 +93,8 @@ import Testing
 
     @Test func placeholdersAreNumberedInOrder() throws {
         let tree = try PredicateParser.parse("%K == %@ AND %K < %d")
-        guard case .and(let terms) = tree, case .comparison(let first) = terms[0], case .comparison(let second) = terms[1]
+        guard case .and(let terms) = tree, case .comparison(let first) = terms[0],
+            case .comparison(let second) = terms[1]
         else {
             Issue.record("unexpected tree \(tree)")
             return
@@ -103,7 +107,8 @@ import Testing
 
     @Test func variablesAreListedOnceInOrderWithoutSubqueryVariables() throws {
         let tree = try PredicateParser.parse(
-            "student.id == $STUDENT AND quiz.id == $QUIZ OR student.id == $STUDENT AND SUBQUERY(grades, $g, $g.points > $MIN).@count > 0")
+            "student.id == $STUDENT AND quiz.id == $QUIZ OR student.id == $STUDENT AND SUBQUERY(grades, $g, $g.points > $MIN).@count > 0"
+        )
         #expect(tree.variables == ["STUDENT", "QUIZ", "MIN"])
     }
 

@@ -273,7 +273,9 @@ import Testing
             let syntax = try #require(ModelParser().parse(file, diagnostics: engine))
             let model = ModelResolver().resolve(syntax, diagnostics: engine)
             for index in model.entities.indices {
-                #expect(model.entities[index].propertyIndex == Self.expectedPropertyIndex(of: index, in: model), "\(url.path)")
+                #expect(
+                    model.entities[index].propertyIndex == Self.expectedPropertyIndex(of: index, in: model),
+                    "\(url.path)")
             }
             entities += model.entities.count
         }
@@ -286,12 +288,16 @@ import Testing
     func propertyIndexesOfWideHierarchies(redeclare: Bool) throws {
         var body = ""
         for root in 0..<100 {
-            body += "<entity name=\"R\(root)\"><attribute name=\"a\" attributeType=\"String\"/><attribute name=\"r\(root)\" attributeType=\"String\"/></entity>\n"
+            body +=
+                "<entity name=\"R\(root)\"><attribute name=\"a\" attributeType=\"String\"/><attribute name=\"r\(root)\" attributeType=\"String\"/></entity>\n"
             for child in 0..<2 {
                 let name = "C\(root)x\(child)"
-                body += "<entity name=\"\(name)\" parentEntity=\"R\(root)\"><attribute name=\"c\" attributeType=\"Integer 16\"/></entity>\n"
-                let again = redeclare && root == 57 && child == 1 ? "<attribute name=\"a\" attributeType=\"Date\"/>" : ""
-                body += "<entity name=\"G\(name)\" parentEntity=\"\(name)\"><attribute name=\"g\" attributeType=\"Double\"/>\(again)</entity>\n"
+                body +=
+                    "<entity name=\"\(name)\" parentEntity=\"R\(root)\"><attribute name=\"c\" attributeType=\"Integer 16\"/></entity>\n"
+                let again =
+                    redeclare && root == 57 && child == 1 ? "<attribute name=\"a\" attributeType=\"Date\"/>" : ""
+                body +=
+                    "<entity name=\"G\(name)\" parentEntity=\"\(name)\"><attribute name=\"g\" attributeType=\"Double\"/>\(again)</entity>\n"
             }
         }
         let engine = DiagnosticEngine()
@@ -304,7 +310,8 @@ import Testing
         }
         let grandchild = try #require(model.entityIndex["GC57x1"])
         #expect(model.entities[grandchild].propertyIndex.count == 4)
-        #expect(model.entities[grandchild].propertyIndex["a"] == .attribute(entity: model.entityIndex["R57"]!, index: 0))
+        #expect(
+            model.entities[grandchild].propertyIndex["a"] == .attribute(entity: model.entityIndex["R57"]!, index: 0))
         #expect(engine.diagnostics.map(\.id.rawValue) == (redeclare ? ["duplicate-inherited-property"] : []))
     }
 }

@@ -11,7 +11,9 @@ import Testing
         #expect(
             SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test(arguments: [
@@ -38,7 +40,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for length in Array(0...256) + [1_000, 4_096, 65_537, 1_000_003] {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            #expect(SHA256.digest(bytes, accelerated: true) == SHA256.digest(bytes, accelerated: false), "length \(length)")
+            #expect(
+                SHA256.digest(bytes, accelerated: true) == SHA256.digest(bytes, accelerated: false), "length \(length)")
         }
         let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         #expect(SHA256.digest(million, accelerated: false) == SHA256.digest(million, accelerated: true))
@@ -47,8 +50,10 @@ import Testing
     /// `snakeCase` (an ASCII fast path and a general one): a word break before an upper-case
     /// letter after a lower-case one or a digit, or before the last capital of an acronym.
     @Test(arguments: [
-        ("firstName", "first_name"), ("URLString", "url_string"), ("HTMLParser2", "html_parser2"), ("version2Name", "version2_name"),
-        ("already_snake", "already_snake"), ("ABC", "abc"), ("aB", "a_b"), ("x", "x"), ("", ""), ("ÉtéName", "été_name"),
+        ("firstName", "first_name"), ("URLString", "url_string"), ("HTMLParser2", "html_parser2"),
+        ("version2Name", "version2_name"),
+        ("already_snake", "already_snake"), ("ABC", "abc"), ("aB", "a_b"), ("x", "x"), ("", ""),
+        ("ÉtéName", "été_name"),
         ("naïveURL", "naïve_url"), ("my_URL", "my_url"),
     ])
     func snakeCase(_ name: String, _ expected: String) {

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// The unified diffs golden tests print when output differs from its reference.
 @Suite struct UnifiedDiffTests {

@@ -44,7 +44,8 @@ import Testing
         #expect(!form.hasChanges && main.hasChanges)
         #expect(ada.first_name == "augusta", "the parent's object has the child's change")
         #expect(try Self.stored(location) == [["ada", "lovelace"]], "nothing reached the store")
-        let names = try main.fetch(FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)])).map(\.first_name)
+        let names = try main.fetch(FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]))
+            .map(\.first_name)
         #expect(names == ["augusta", "grace"])
         try main.save()
         #expect(try Self.stored(location) == [["augusta", "lovelace"], ["grace", "hopper"]])
@@ -69,8 +70,8 @@ import Testing
             let ada = ObservedResultsTests.student("ada", "lovelace", in: main)
             let alan = ObservedResultsTests.student("alan", "turing", in: main)
             try main.save()
-            ada.first_name = "augusta"          // unsaved
-            main.delete(alan)                   // unsaved
+            ada.first_name = "augusta"  // unsaved
+            main.delete(alan)  // unsaved
             let bea = ObservedResultsTests.student("bea", "curie", in: main)  // unsaved
             let child = main.newChildContext()
             let request = FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)])
@@ -86,10 +87,14 @@ import Testing
             #expect(bea.first_name == "zoe", "an unsaved object of the parent changed through the child")
             #expect(try main.fetch(request).map(\.first_name) == ["augusta", "cleo", "zoe"])
             // The same child again: its pushed new object is now an update of the parent's.
-            let cleo = try #require(try child.fetch(FetchRequest<Student>(predicate: \Student.first_name == "cleo")).first)
+            let cleo = try #require(
+                try child.fetch(FetchRequest<Student>(predicate: \Student.first_name == "cleo")).first)
             cleo.last_name = "cleopatra"
             try child.save()
-            #expect(try main.fetch(FetchRequest<Student>(predicate: \Student.first_name == "cleo")).map(\.last_name) == ["cleopatra"])
+            #expect(
+                try main.fetch(FetchRequest<Student>(predicate: \Student.first_name == "cleo")).map(\.last_name) == [
+                    "cleopatra"
+                ])
             #expect(try main.fetch(request).count == 3, "not inserted twice")
             try main.save()
             #expect(try store.newContext().fetch(request).map(\.first_name) == ["augusta", "cleo", "zoe"])
@@ -104,15 +109,19 @@ import Testing
                 let main = store.newContext()
                 _ = ObservedResultsTests.student("ada", "lovelace", in: main)
                 try main.save()
-                let handle = try ResultsObservation(FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]))
-                    .start(in: main, on: queue) { results in deliveries.append(results.objects.map(\.first_name)) }
+                let handle = try ResultsObservation(
+                    FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)])
+                )
+                .start(in: main, on: queue) { results in deliveries.append(results.objects.map(\.first_name)) }
                 let form = main.newChildContext()
                 _ = ObservedResultsTests.student("bea", "curie", in: form)
                 try form.save()
                 queue.async { handle.cancel() }
             }
             queue.sync {}
-            #expect(deliveries == [["ada"], ["ada", "bea"]], "the child's save, unsaved in the parent, is in the parent's results")
+            #expect(
+                deliveries == [["ada"], ["ada", "bea"]],
+                "the child's save, unsaved in the parent, is in the parent's results")
         }
     }
 }

@@ -19,7 +19,9 @@ import Testing
         return user
     }
 
-    @Test(arguments: Backend.allCases) func aBackgroundSaveIsMergedAutomaticallyIntoTheMainContext(_ backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aBackgroundSaveIsMergedAutomaticallyIntoTheMainContext(_ backend: Backend)
+        async throws
+    {
         try await Self.withStore(backend) { store in
             let main = store.newContext()
             main.automaticallyMergesChangesFromStore = true
@@ -38,7 +40,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func withoutAutomaticMergingObjectsChangeOnRequest(_ backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func withoutAutomaticMergingObjectsChangeOnRequest(_ backend: Backend)
+        async throws
+    {
         try await Self.withStore(backend) { store in
             let main = store.newContext()
             let ada = Self.addUser("Ada", in: main)
@@ -58,7 +62,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func unsavedLocalChangesSurviveAMergeAndTheConflictingSaveFails(_ backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func unsavedLocalChangesSurviveAMergeAndTheConflictingSaveFails(
+        _ backend: Backend
+    ) async throws {
         try await Self.withStore(backend) { store in
             let main = store.newContext()
             let ada = Self.addUser("Ada", in: main)

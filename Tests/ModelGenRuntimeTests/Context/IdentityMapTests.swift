@@ -22,7 +22,9 @@ import Testing
         var reference: [ObjectID: ManagedObject] = [:]
         var generator = SystemRandomNumberGenerator()
         for step in 0..<20_000 {
-            let id = ObjectID(entityID: Int32.random(in: 1...3, using: &generator), rowID: Int64.random(in: -50...500, using: &generator))
+            let id = ObjectID(
+                entityID: Int32.random(in: 1...3, using: &generator),
+                rowID: Int64.random(in: -50...500, using: &generator))
             guard id.rowID != 0 else { continue }
             if step % 3 == 0 {
                 map[id] = nil
@@ -56,7 +58,9 @@ import Testing
         #expect(map.count == fetched.count)
         var generator = SystemRandomNumberGenerator()
         for round in 0..<5_000 {
-            let id = ObjectID(entityID: Int32.random(in: 1...2, using: &generator), rowID: Int64.random(in: 1...950, using: &generator))
+            let id = ObjectID(
+                entityID: Int32.random(in: 1...2, using: &generator),
+                rowID: Int64.random(in: 1...950, using: &generator))
             if round % 3 == 0 {
                 map[id] = nil
                 reference[id] = nil

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import GeneratedModels
+import TestSupport
 import Testing
 
 @_spi(Generated) @testable import ModelGenRuntime
@@ -65,10 +65,14 @@ final class SamplePerson: ManagedObject {
     override func setValue(_ value: Any?, atSlot slot: Int) throws(DatabaseError) {
         switch slot {
         case 0:
-            guard value == nil || value is String else { throw DatabaseError(.wrongType, "name takes a String", entity: "SamplePerson", property: "name") }
+            guard value == nil || value is String else {
+                throw DatabaseError(.wrongType, "name takes a String", entity: "SamplePerson", property: "name")
+            }
             name = value as? String
         case 1:
-            guard let number = value as? Int16 else { throw DatabaseError(.wrongType, "ssn takes an Int16", entity: "SamplePerson", property: "ssn") }
+            guard let number = value as? Int16 else {
+                throw DatabaseError(.wrongType, "ssn takes an Int16", entity: "SamplePerson", property: "ssn")
+            }
             ssn = number
         default:
             throw DatabaseError(.unknownKey, "SamplePerson has no property at slot \(slot)", entity: "SamplePerson")
@@ -80,7 +84,9 @@ final class SamplePerson: ManagedObject {
 final class Badge: ManagedObject {
     static let entity = EntityDescription(
         name: "Badge", table: "badge", entityID: 1,
-        attributes: [AttributeDescription(name: "code", column: "code", type: .string, isOptional: false, hasDefault: false)])
+        attributes: [
+            AttributeDescription(name: "code", column: "code", type: .string, isOptional: false, hasDefault: false)
+        ])
     private var _code = ""
     var code: String {
         get { _code }
@@ -104,7 +110,8 @@ final class Badge: ManagedObject {
     static func personModel() throws -> PersistentStore.Model {
         let ddl = try String(contentsOf: referenceDDL, encoding: .utf8)
         let hash = try #require(ddl.firstMatch(of: /'schema_hash', '([0-9a-f]{64})'/)?.1)
-        return PersistentStore.Model(name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [SamplePerson.entity])
+        return PersistentStore.Model(
+            name: "PersonData", sqliteDDL: ddl, schemaHash: String(hash), entities: [SamplePerson.entity])
     }
 
     func withStorePath(_ body: (String) throws -> Void) throws {
@@ -172,7 +179,8 @@ final class Badge: ManagedObject {
     @Test func aTableWithoutRowNumbersLeftFailsTheSaveInsteadOfOverflowing() throws {
         let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
         try store.withConnection { connection throws(DatabaseError) in
-            try connection.execute(#"INSERT INTO "person" ("_pk", "_entity", "ssn") VALUES (9223372036854775807, 1, 0)"#)
+            try connection.execute(
+                #"INSERT INTO "person" ("_pk", "_entity", "ssn") VALUES (9223372036854775807, 1, 0)"#)
         }
         let context = store.newContext()
         let person = context.insert(SamplePerson.self)

@@ -36,27 +36,41 @@ import Testing
             let error = try #require(throws: DatabaseError.self) { try mine.save() }
             #expect(error.code == .conflict)
             #expect(error.entity == "User")
-            #expect(try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [["Ada Lovelace", "go", "2"]])
-            #expect(try TemporaryStore.rows(path, "SELECT count(*) FROM \"item\"") == [["0"]], "the whole save was rolled back")
+            #expect(
+                try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [
+                    ["Ada Lovelace", "go", "2"]
+                ])
+            #expect(
+                try TemporaryStore.rows(path, "SELECT count(*) FROM \"item\"") == [["0"]],
+                "the whole save was rolled back")
             #expect(user.hobby == "poetry" && mine.hasChanges, "the context keeps its changes")
             // Refreshing takes the other save; the save then goes through.
             try mine.refresh(user)
             user.hobby = "poetry"
             try mine.save()
-            #expect(try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [["Ada Lovelace", "poetry", "3"]])
+            #expect(
+                try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [
+                    ["Ada Lovelace", "poetry", "3"]
+                ])
         }
     }
 
-    @Test(arguments: Backend.allCases) func objectTrumpWritesTheChangedPropertiesOverTheNewerRow(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func objectTrumpWritesTheChangedPropertiesOverTheNewerRow(_ backend: Backend)
+        throws
+    {
         try TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store, path in
             let (mine, user) = try Self.conflict(in: store, policy: .objectTrump)
             try mine.save()
             // hobby: mine (changed here); name: theirs (not changed here).
-            #expect(try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [["Ada Lovelace", "poetry", "3"]])
+            #expect(
+                try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [
+                    ["Ada Lovelace", "poetry", "3"]
+                ])
             #expect(user.name == "Ada Lovelace" && user.hobby == "poetry", "the object holds the merged row")
             user.name = "Countess"
             try mine.save()
-            #expect(try TemporaryStore.rows(path, "SELECT \"name\", \"_version\" FROM \"user\"") == [["Countess", "4"]])
+            #expect(
+                try TemporaryStore.rows(path, "SELECT \"name\", \"_version\" FROM \"user\"") == [["Countess", "4"]])
         }
     }
 
@@ -66,8 +80,13 @@ import Testing
             let extra = mine.insert(Item.self)
             extra.timestamp = Date(timeIntervalSinceReferenceDate: 0)
             try mine.save()
-            #expect(try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [["Ada Lovelace", "go", "2"]])
-            #expect(try TemporaryStore.rows(path, "SELECT count(*) FROM \"item\"") == [["1"]], "the rest of the save is stored")
+            #expect(
+                try TemporaryStore.rows(path, "SELECT \"name\", \"hobby\", \"_version\" FROM \"user\"") == [
+                    ["Ada Lovelace", "go", "2"]
+                ])
+            #expect(
+                try TemporaryStore.rows(path, "SELECT count(*) FROM \"item\"") == [["1"]],
+                "the rest of the save is stored")
             #expect(user.hobby == "go" && !mine.hasChanges)
         }
     }

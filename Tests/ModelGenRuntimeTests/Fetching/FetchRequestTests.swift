@@ -10,7 +10,8 @@ final class SampleShip: ManagedObject {
         name: "Ship", table: "ship", entityID: 1,
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
-            AttributeDescription(name: "universe", column: "universe", type: .string, isOptional: true, hasDefault: false),
+            AttributeDescription(
+                name: "universe", column: "universe", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "crew", column: "crew", type: .int32, isOptional: false, hasDefault: true),
         ])
     private var _name: String?
@@ -18,15 +19,24 @@ final class SampleShip: ManagedObject {
     private var _crew: Int32 = 0
     var name: String? {
         get { _name }
-        set { _name = newValue; didChange(slot: 0) }
+        set {
+            _name = newValue
+            didChange(slot: 0)
+        }
     }
     var universe: String? {
         get { _universe }
-        set { _universe = newValue; didChange(slot: 1) }
+        set {
+            _universe = newValue
+            didChange(slot: 1)
+        }
     }
     var crew: Int32 {
         get { _crew }
-        set { _crew = newValue; didChange(slot: 2) }
+        set {
+            _crew = newValue
+            didChange(slot: 2)
+        }
     }
     override class var entityDescription: EntityDescription { entity }
     override class func slot(for keyPath: AnyKeyPath) -> Int? {
@@ -84,7 +94,8 @@ final class SampleShip: ManagedObject {
 
     static let fleet: [(String?, String?, Int32)] = [
         ("Enterprise", "Star Trek", 430), ("Defiant", "Star Trek", 50), ("Voyager", "Star Trek", 141),
-        ("Executor", "Star Wars", 279_144), ("Millennium Falcon", "Star Wars", 4), ("Event Horizon", "Event Horizon", 7),
+        ("Executor", "Star Wars", 279_144), ("Millennium Falcon", "Star Wars", 4),
+        ("Event Horizon", "Event Horizon", 7),
         ("Serenity", "Firefly", 9), ("éclair", "Pastry", 1), ("Éole", "Pastry", 2), (nil, "Star Wars", 0),
         ("Galactica", nil, 5000),
     ]
@@ -118,15 +129,20 @@ final class SampleShip: ManagedObject {
     /// SCENARIOS.md §5: each predicate as a format string and as a typed predicate, same rows.
     static var scenarioPairs: [(String, [Any?], ObjectPredicate<SampleShip>)] {
         [
-        ("universe == \"Star Wars\"", [], \SampleShip.universe == "Star Wars"),
-        ("universe == %@", ["Star Wars"], \SampleShip.universe == "Star Wars"),
-        ("name < \"F\"", [], \SampleShip.name < "F"),
-        ("universe IN %@", [["Star Wars", "Firefly", "Pastry"]], .keyPath(\SampleShip.universe, in: ["Star Wars", "Firefly", "Pastry"])),
-        ("name BEGINSWITH \"E\"", [], .beginsWith(\SampleShip.name, "E")),
-        ("name BEGINSWITH[c] \"e\"", [], .beginsWith(\SampleShip.name, "e", caseInsensitive: true)),
-        ("NOT name BEGINSWITH[c] \"e\"", [], !.beginsWith(\SampleShip.name, "e", caseInsensitive: true)),
-        ("universe == %@ AND name BEGINSWITH %@ AND crew > %d", ["Star Wars", "E", 5],
-         \SampleShip.universe == "Star Wars" && .beginsWith(\SampleShip.name, "E") && \SampleShip.crew > 5),
+            ("universe == \"Star Wars\"", [], \SampleShip.universe == "Star Wars"),
+            ("universe == %@", ["Star Wars"], \SampleShip.universe == "Star Wars"),
+            ("name < \"F\"", [], \SampleShip.name < "F"),
+            (
+                "universe IN %@", [["Star Wars", "Firefly", "Pastry"]],
+                .keyPath(\SampleShip.universe, in: ["Star Wars", "Firefly", "Pastry"])
+            ),
+            ("name BEGINSWITH \"E\"", [], .beginsWith(\SampleShip.name, "E")),
+            ("name BEGINSWITH[c] \"e\"", [], .beginsWith(\SampleShip.name, "e", caseInsensitive: true)),
+            ("NOT name BEGINSWITH[c] \"e\"", [], !.beginsWith(\SampleShip.name, "e", caseInsensitive: true)),
+            (
+                "universe == %@ AND name BEGINSWITH %@ AND crew > %d", ["Star Wars", "E", 5],
+                \SampleShip.universe == "Star Wars" && .beginsWith(\SampleShip.name, "E") && \SampleShip.crew > 5
+            ),
         ]
     }
 
@@ -155,30 +171,38 @@ final class SampleShip: ManagedObject {
         #expect(Self.names(fromFormat) == expected.sorted(), "\(format)")
     }
 
-    @Test(arguments: Backend.allCases) func diacriticInsensitiveComparisonsAreEvaluatedExactly(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func diacriticInsensitiveComparisonsAreEvaluatedExactly(_ backend: Backend)
+        throws
+    {
         guard let context = try Self.seeded(backend) else { return }
-        let ships = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name BEGINSWITH[cd] %@", "e")))
+        let ships = try context.fetch(
+            FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name BEGINSWITH[cd] %@", "e")))
         #expect(Self.names(ships) == ["Enterprise", "Event Horizon", "Executor", "éclair", "Éole"].sorted())
-        let like = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name LIKE[c] %@", "*e?")))
+        let like = try context.fetch(
+            FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name LIKE[c] %@", "*e?")))
         #expect(Self.names(like) == ["Voyager"])
-        let matches = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name MATCHES %@", "[A-Z][a-z]+")))
+        let matches = try context.fetch(
+            FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name MATCHES %@", "[A-Z][a-z]+")))
         #expect(Self.names(matches) == ["Defiant", "Enterprise", "Executor", "Galactica", "Serenity", "Voyager"])
     }
 
     @Test(arguments: Backend.allCases) func sortLimitOffsetAndCount(_ backend: Backend) throws {
         guard let context = try Self.seeded(backend) else { return }
         let request = FetchRequest<SampleShip>(
-            predicate: \SampleShip.crew >= 4, sortDescriptors: [ObjectSortDescriptor(\SampleShip.crew, ascending: false)], fetchLimit: 3, fetchOffset: 1)
+            predicate: \SampleShip.crew >= 4,
+            sortDescriptors: [ObjectSortDescriptor(\SampleShip.crew, ascending: false)], fetchLimit: 3, fetchOffset: 1)
         #expect(try context.fetch(request).map(\.crew) == [5000, 430, 141])
         #expect(try context.count(request) == 3)
         #expect(try context.count(FetchRequest<SampleShip>(predicate: \SampleShip.crew >= 4)) == 8)
-        let byName = FetchRequest<SampleShip>(sortDescriptors: [try ObjectSortDescriptor(key: "name", caseInsensitive: true)], fetchLimit: 3)
+        let byName = FetchRequest<SampleShip>(
+            sortDescriptors: [try ObjectSortDescriptor(key: "name", caseInsensitive: true)], fetchLimit: 3)
         #expect(try context.fetch(byName).map { $0.name ?? "nil" } == ["nil", "Defiant", "Enterprise"])
     }
 
     @Test(arguments: Backend.allCases) func fetchesSeeUnsavedInsertsChangesAndDeletes(_ backend: Backend) throws {
         guard let context = try Self.seeded(backend) else { return }
-        let wars = FetchRequest<SampleShip>(predicate: \SampleShip.universe == "Star Wars", sortDescriptors: [ObjectSortDescriptor(\SampleShip.crew)])
+        let wars = FetchRequest<SampleShip>(
+            predicate: \SampleShip.universe == "Star Wars", sortDescriptors: [ObjectSortDescriptor(\SampleShip.crew)])
         let before = try context.fetch(wars)
         #expect(before.map(\.crew) == [0, 4, 279_144])
         let newShip = context.insert(SampleShip.self)
@@ -196,7 +220,10 @@ final class SampleShip: ManagedObject {
     @Test(arguments: Backend.allCases) func hostileStringsAreBoundAsValues(_ backend: Backend) throws {
         guard let context = try Self.seeded(backend) else { return }
         for hostile in ["x' OR '1'='1", "\"; DROP TABLE ship; --", "%", "_", "\u{0}", "'); DELETE FROM ship; --"] {
-            #expect(try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name == %@", hostile))).isEmpty)
+            #expect(
+                try context.fetch(
+                    FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "name == %@", hostile))
+                ).isEmpty)
             #expect(try context.fetch(FetchRequest(predicate: .beginsWith(\SampleShip.name, hostile))).isEmpty)
         }
         #expect(try context.count(FetchRequest<SampleShip>()) == Self.fleet.count)

@@ -35,7 +35,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func aLargeFetchIntoAContextWithObjectsKeepsThemAndLeavesOutTheDeleted(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func aLargeFetchIntoAContextWithObjectsKeepsThemAndLeavesOutTheDeleted(
+        _ backend: Backend
+    ) throws {
         try Store.withStore(backend) { store, _ in
             let writer = store.newContext()
             for index in 0..<Self.count { _ = Book(in: writer, title: "Book \(index)") }
@@ -44,7 +46,8 @@ import Testing
             let context = store.newContext()
             let late = try context.fetch(FetchRequest<Book>(predicate: \Book.title == "Book \(Self.count - 5)"))
             let early = try context.fetch(FetchRequest<Book>(predicate: \Book.title == "Book 3"))
-            let deleted = try context.fetch(FetchRequest<Book>(predicate: \Book.title == "Book \(ObjectContext.largeFetch + 1)"))
+            let deleted = try context.fetch(
+                FetchRequest<Book>(predicate: \Book.title == "Book \(ObjectContext.largeFetch + 1)"))
             context.delete(try #require(deleted.first))
             let books = try context.fetchAll(Book.self)
             #expect(books.count == Self.count - 1)
@@ -54,12 +57,18 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func aSubEntitysShareOfASharedTableIsNotKeptInAnOversizedArray(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func aSubEntitysShareOfASharedTableIsNotKeptInAnOversizedArray(
+        _ backend: Backend
+    ) throws {
         try Store.withStore(backend) { store, _ in
             let writer = store.newContext()
             let books = ObjectContext.largeFetch + 100
             for index in 0..<books * 5 {
-                if index % 5 == 0 { _ = Book(in: writer, title: "Book \(index)") } else { _ = Audiobook(in: writer, title: "Audiobook \(index)") }
+                if index % 5 == 0 {
+                    _ = Book(in: writer, title: "Book \(index)")
+                } else {
+                    _ = Audiobook(in: writer, title: "Audiobook \(index)")
+                }
             }
             try writer.save()
 
@@ -71,13 +80,16 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func aTableWithFarApartRowsIsFetchedWithoutReservingItsRange(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func aTableWithFarApartRowsIsFetchedWithoutReservingItsRange(_ backend: Backend)
+        throws
+    {
         try Store.withStore(backend) { store, path in
             let writer = store.newContext()
             for index in 0..<Self.count { _ = Book(in: writer, title: "Book \(index)") }
             try writer.save()
             // One row far beyond the others (2^50): the table's range is no useful bound.
-            try path.connect().execute(#"UPDATE "media" SET "_pk" = 1125899906842624 WHERE "_pk" = (SELECT max("_pk") FROM "media")"#)
+            try path.connect().execute(
+                #"UPDATE "media" SET "_pk" = 1125899906842624 WHERE "_pk" = (SELECT max("_pk") FROM "media")"#)
 
             let fetched = try store.newContext().fetchAll(Book.self)
             #expect(fetched.map(\.title) == (0..<Self.count).map { "Book \($0)" })
@@ -94,9 +106,11 @@ import Testing
 
             let context = store.newContext()
             let entity = Book.entityDescription
-            let sql = "SELECT \(entity.selectColumnsSQL) FROM \"media\" WHERE \"_entity\" = \(entity.entityID) ORDER BY \"_pk\""
+            let sql =
+                "SELECT \(entity.selectColumnsSQL) FROM \"media\" WHERE \"_entity\" = \(entity.entityID) ORDER BY \"_pk\""
             let objects = try store.withConnection { connection throws in
-                var rows = FetchCursor(context, entity, Book.self, ownRowsOnly: false, try connection.cachedStatement(sql))
+                var rows = FetchCursor(
+                    context, entity, Book.self, ownRowsOnly: false, try connection.cachedStatement(sql))
                 var head = ObjectBuffer()
                 for _ in 0..<3 { head.append(try #require(try rows.next())) }
                 // A bound that is too small (as one from another snapshot could be).

@@ -25,7 +25,8 @@ import Testing
 
     @Test func equalKeysKeepInsertionOrder() {
         let people = [
-            SamplePerson(last: "Smith", first: "Ann"), SamplePerson(last: "Doe", first: "Jo"), SamplePerson(last: "Smith", first: "Bob"),
+            SamplePerson(last: "Smith", first: "Ann"), SamplePerson(last: "Doe", first: "Jo"),
+            SamplePerson(last: "Smith", first: "Bob"),
         ]
         var sorted = SortedArray(people, by: { $0.last < $1.last })
         #expect(sorted.map(\.first) == ["Jo", "Ann", "Bob"])

@@ -9,7 +9,8 @@ import Testing
 /// `Print` — with a `category` entity below it (`Polaroid`) and a generated sibling (`Sketch`). Every value, inherited or own, typed or stored by
 /// the runtime, must reach the row and come back.
 @Suite struct GalleryCategoryTests {
-    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws {
+    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws
+    {
         try TemporaryStore.with(GalleryModel.model, on: backend, body)
     }
 
@@ -43,16 +44,27 @@ import Testing
             other.rating = nil
             try context.save()
             #expect(
-                try TemporaryStore.rows(path, #"SELECT "_entity", "title", "film", "camera", "exposure", "rating" FROM "artwork" ORDER BY "_pk""#)
-                    == TemporaryStore.text([["4", "Beach", "SX-70", "NULL", "0.0", "3"], ["4", "Dunes", "600", "OneStep", "0.0", "NULL"]], on: backend))
+                try TemporaryStore.rows(
+                    path,
+                    #"SELECT "_entity", "title", "film", "camera", "exposure", "rating" FROM "artwork" ORDER BY "_pk""#)
+                    == TemporaryStore.text(
+                        [
+                            ["4", "Beach", "SX-70", "NULL", "0.0", "3"],
+                            ["4", "Dunes", "600", "OneStep", "0.0", "NULL"],
+                        ], on: backend))
             let fresh = store.newContext()
             let loaded = try Polaroid.fetch(in: fresh, where: \Polaroid.film == "600")
-            #expect(loaded.map(\.title) == ["Dunes"] && loaded.first?.camera == "OneStep" && loaded.first?.rating == nil)
-            #expect(try fresh.fetchAll(Photo.self).map { String(describing: type(of: $0)) } == ["Polaroid", "Polaroid"])
+            #expect(
+                loaded.map(\.title) == ["Dunes"] && loaded.first?.camera == "OneStep" && loaded.first?.rating == nil)
+            #expect(
+                try fresh.fetchAll(Photo.self).map { String(describing: type(of: $0)) } == ["Polaroid", "Polaroid"])
             loaded[0].film = "i-Type"
             loaded[0].title = "Dunes at dusk"
             try fresh.save()
-            #expect(try TemporaryStore.rows(path, #"SELECT "title", "film" FROM "artwork" WHERE "_pk" = 2"#) == [["Dunes at dusk", "i-Type"]])
+            #expect(
+                try TemporaryStore.rows(path, #"SELECT "title", "film" FROM "artwork" WHERE "_pk" = 2"#) == [
+                    ["Dunes at dusk", "i-Type"]
+                ])
         }
     }
 
@@ -77,13 +89,16 @@ import Testing
 
             #expect(
                 try TemporaryStore.rows(
-                    path, #"SELECT "_entity", "title", "year", "camera", "exposure", "price", "copies", "medium" FROM "artwork" ORDER BY "_pk""#)
-                    == TemporaryStore.text([
-                        // Columns of other entities of the table take their DDL defaults (`copies` 1, `exposure` 0.0).
-                        ["3", "Chicago", "1956", "Rolleiflex", "0.125", "1200.5", "1", "NULL"],
-                        ["5", "Chicago, print", "NULL", "NULL", "2.0", "NULL", "12", "NULL"],
-                        ["6", "Study", "NULL", "NULL", "0.0", "NULL", "1", "charcoal"],
-                    ], on: backend))
+                    path,
+                    #"SELECT "_entity", "title", "year", "camera", "exposure", "price", "copies", "medium" FROM "artwork" ORDER BY "_pk""#
+                )
+                    == TemporaryStore.text(
+                        [
+                            // Columns of other entities of the table take their DDL defaults (`copies` 1, `exposure` 0.0).
+                            ["3", "Chicago", "1956", "Rolleiflex", "0.125", "1200.5", "1", "NULL"],
+                            ["5", "Chicago, print", "NULL", "NULL", "2.0", "NULL", "12", "NULL"],
+                            ["6", "Study", "NULL", "NULL", "0.0", "NULL", "1", "charcoal"],
+                        ], on: backend))
 
             let other = store.newContext()
             let works = try other.fetchAll(Artwork.self)
@@ -101,7 +116,9 @@ import Testing
 
     /// A new object's runtime-stored attributes start with the model's defaults, which are saved
     /// when never set; an optional attribute with a default can be set to nil.
-    @Test(arguments: Backend.allCases) func defaultsOfRuntimeStoredAttributesAreSavedAndNilSticks(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func defaultsOfRuntimeStoredAttributesAreSavedAndNilSticks(_ backend: Backend)
+        throws
+    {
         try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let photo = context.insert(Photo.self)
@@ -113,8 +130,10 @@ import Testing
             #expect(cleared.rating == nil)
             try context.save()
             #expect(
-                try TemporaryStore.rows(path, #"SELECT "title", "exposure", "rating", "camera" FROM "artwork" ORDER BY "_pk""#)
-                    == TemporaryStore.text([["Untouched", "0.0", "3", "NULL"], ["Cleared", "0.0", "NULL", "NULL"]], on: backend))
+                try TemporaryStore.rows(
+                    path, #"SELECT "title", "exposure", "rating", "camera" FROM "artwork" ORDER BY "_pk""#)
+                    == TemporaryStore.text(
+                        [["Untouched", "0.0", "3", "NULL"], ["Cleared", "0.0", "NULL", "NULL"]], on: backend))
             let loaded = try store.newContext().fetchAll(Photo.self)
             #expect(loaded.map(\.rating) == [3, nil])
             #expect(loaded.map(\.exposure) == [0, 0])
@@ -138,8 +157,10 @@ import Testing
             photo.camera = "Leica"
             try context.save()
             #expect(
-                try TemporaryStore.rows(path, #"SELECT "title", "camera", "exposure", "copies" FROM "artwork" ORDER BY "_pk""#)
-                    == TemporaryStore.text([["After", "Leica", "1.0", "1"], ["Print", "NULL", "4.0", "3"]], on: backend))
+                try TemporaryStore.rows(
+                    path, #"SELECT "title", "camera", "exposure", "copies" FROM "artwork" ORDER BY "_pk""#)
+                    == TemporaryStore.text(
+                        [["After", "Leica", "1.0", "1"], ["Print", "NULL", "4.0", "3"]], on: backend))
             let loaded = try store.newContext().fetchAll(Photo.self)
             #expect(loaded.map(\.title) == ["After", "Print"])
             #expect(loaded.map(\.exposure) == [1, 4])
@@ -160,11 +181,13 @@ import Testing
             try context.save()
 
             let fresh = store.newContext()
-            let slow = try Photo.fetch(in: fresh, where: \Photo.exposure >= 0.5, sortedBy: [ObjectSortDescriptor(\Photo.title)])
+            let slow = try Photo.fetch(
+                in: fresh, where: \Photo.exposure >= 0.5, sortedBy: [ObjectSortDescriptor(\Photo.title)])
             #expect(slow.map(\.title) == ["Dim", "Long", "Mid"])
             let named = try Photo.fetch(in: fresh, where: \Photo.title == "Bright")
             #expect(named.map(\.exposure) == [0.01])
-            let format = try Photo.fetch(in: fresh, where: ObjectPredicate<Photo>(format: "exposure > %@ AND title BEGINSWITH %@", 1.0, "D"))
+            let format = try Photo.fetch(
+                in: fresh, where: ObjectPredicate<Photo>(format: "exposure > %@ AND title BEGINSWITH %@", 1.0, "D"))
             #expect(format.map(\.title) == ["Dim"])
 
             let mid = try #require(named.first)

@@ -15,15 +15,19 @@ import Testing
             let cases: [(String, (ObjectContext) -> Void)] = [
                 ("title", { context in _ = context.insert(Book.self) }),  // required, never set
                 ("title", { context in _ = Book(in: context, title: "") }),  // shorter than 1
-                ("title", { context in _ = Book(in: context, title: String(repeating: "x", count: 201)) }),  // longer than 200
+                // Longer than 200.
+                ("title", { context in _ = Book(in: context, title: String(repeating: "x", count: 201)) }),
                 ("isbn", { context in Book(in: context, title: "T").isbn = "12-34" }),  // pattern
                 ("year", { context in Book(in: context, title: "T").year = 1200 }),  // below 1450
                 ("pages", { context in Book(in: context, title: "T").pages = -1 }),  // below 0
                 ("email", { context in _ = Member(in: context, email: "no at sign", name: "N") }),  // pattern
-                ("member", { context in  // required to-one never set
-                    let loan = Loan(in: context, due: Date())
-                    loan.item = Book(in: context, title: "T")
-                }),
+                (
+                    "member",
+                    { context in  // required to-one never set
+                        let loan = Loan(in: context, due: Date())
+                        loan.item = Book(in: context, title: "T")
+                    }
+                ),
             ]
             for (property, make) in cases {
                 let context = store.newContext()
@@ -32,12 +36,16 @@ import Testing
                 let error = try #require(throws: DatabaseError.self) { try context.save() }
                 #expect(error.code == .validation, "\(property): \(error)")
                 #expect(error.property == property, "\(error)")
-                #expect(try Store.rows(path, #"SELECT count(*) FROM "media""#) == [["0"]], "nothing of a failed save is stored")
+                #expect(
+                    try Store.rows(path, #"SELECT count(*) FROM "media""#) == [["0"]],
+                    "nothing of a failed save is stored")
             }
         }
     }
 
-    @Test(arguments: Backend.allCases) func aFailedSaveKeepsTheContextsChangesAndSucceedsOnceFixed(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func aFailedSaveKeepsTheContextsChangesAndSucceedsOnceFixed(_ backend: Backend)
+        throws
+    {
         try Store.withStore(backend) { store, path in
             let context = store.newContext()
             let good = Book(in: context, title: "Good")
@@ -49,7 +57,10 @@ import Testing
             bad.isbn = "9780131103627"
             try context.save()
             #expect(!context.hasChanges)
-            #expect(try Store.rows(path, #"SELECT "title", "isbn" FROM "media" ORDER BY "title""#) == [["Bad", "9780131103627"], ["Good", "NULL"]])
+            #expect(
+                try Store.rows(path, #"SELECT "title", "isbn" FROM "media" ORDER BY "title""#) == [
+                    ["Bad", "9780131103627"], ["Good", "NULL"],
+                ])
         }
     }
 
@@ -92,7 +103,9 @@ import Testing
             try context.save()
             #expect(throws: DatabaseError.self) { try Member.fetch(in: context, where: \.displayName == "x") }
             #expect(throws: DatabaseError.self) { try Member.count(in: context, where: \.isPinned == true) }
-            #expect(throws: DatabaseError.self) { try Member.fetch(in: context, sortedBy: [ObjectSortDescriptor(\.displayName)]) }
+            #expect(throws: DatabaseError.self) {
+                try Member.fetch(in: context, sortedBy: [ObjectSortDescriptor(\.displayName)])
+            }
             _ = context.insert(Media.self)
             #expect {
                 try context.save()
@@ -138,7 +151,8 @@ import Testing
             note.text = "remember"
             note.created = Date(timeIntervalSinceReferenceDate: 60)
             try context.save()
-            #expect(try Store.rows(path, #"SELECT "location_city", "location_street" FROM "member""#) == [["Oslo", "NULL"]])
+            #expect(
+                try Store.rows(path, #"SELECT "location_city", "location_street" FROM "member""#) == [["Oslo", "NULL"]])
             // A date is seconds since 2001 on SQLite, a `timestamptz` on PostgreSQL.
             let created = backend == .sqlite ? "60.0" : "2001-01-01 00:01:00+00"
             #expect(try Store.rows(path, #"SELECT "text", "created" FROM "note""#) == [["remember", created]])

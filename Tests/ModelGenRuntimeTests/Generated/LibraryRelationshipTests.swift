@@ -7,11 +7,14 @@ import Testing
 /// The generated classes of `Models/Library` (see `Generated/Library/`) on real SQLite files:
 /// relationships and their inverses, deletion rules, validation.
 @Suite struct LibraryRelationshipTests {
-    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws {
+    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws
+    {
         try TemporaryStore.with(LibraryModel.model, on: backend, body)
     }
 
-    static func rows(_ location: TemporaryStore.Location, _ sql: String) throws -> [[String]] { try TemporaryStore.rows(location, sql) }
+    static func rows(_ location: TemporaryStore.Location, _ sql: String) throws -> [[String]] {
+        try TemporaryStore.rows(location, sql)
+    }
 
     @Test(arguments: Backend.allCases) func manyToManyKeepsBothSidesInStepAcrossSaves(_ backend: Backend) throws {
         try Self.withStore(backend) { store, path in
@@ -40,7 +43,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func orderedToManyKeepsItsOrderAndTheSortedWrapperSortsByTitle(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func orderedToManyKeepsItsOrderAndTheSortedWrapperSortsByTitle(
+        _ backend: Backend
+    ) throws {
         try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let shelf = Shelf(in: context, label: "A")
@@ -55,7 +60,10 @@ import Testing
             #expect(loaded.itemsArray.map(\.title) == ["Apple", "Bee", "Cuckoo"])
             loaded.items = loaded.items.reversed()
             try other.save()
-            #expect(try Self.rows(path, #"SELECT "title", "shelf_position" FROM "media" ORDER BY "shelf_position""#) == [["Bee", "0"], ["Apple", "1"], ["Cuckoo", "2"]])
+            #expect(
+                try Self.rows(path, #"SELECT "title", "shelf_position" FROM "media" ORDER BY "shelf_position""#) == [
+                    ["Bee", "0"], ["Apple", "1"], ["Cuckoo", "2"],
+                ])
             let third = store.newContext()
             #expect(try Shelf.find(label: "A", in: third)?.items.map(\.title) == ["Bee", "Apple", "Cuckoo"])
         }
@@ -107,7 +115,11 @@ import Testing
             other.delete(loaded)
             #expect(loadedBook.loans.isEmpty)
             try other.save()
-            #expect(try Self.rows(path, #"SELECT (SELECT count(*) FROM "loan"), (SELECT count(*) FROM "reminder"), (SELECT count(*) FROM "media")"#) == [["0", "0", "1"]])
+            #expect(
+                try Self.rows(
+                    path,
+                    #"SELECT (SELECT count(*) FROM "loan"), (SELECT count(*) FROM "reminder"), (SELECT count(*) FROM "media")"#
+                ) == [["0", "0", "1"]])
 
             // Shelf → items (Cascade); the book leaves its author (Nullify, many-to-many).
             let third = store.newContext()
@@ -117,11 +129,17 @@ import Testing
             third.delete(loadedShelf)
             #expect(loadedAuthor.books.isEmpty)
             try third.save()
-            #expect(try Self.rows(path, #"SELECT (SELECT count(*) FROM "media"), (SELECT count(*) FROM "author_books"), (SELECT count(*) FROM "author")"#) == [["0", "0", "1"]])
+            #expect(
+                try Self.rows(
+                    path,
+                    #"SELECT (SELECT count(*) FROM "media"), (SELECT count(*) FROM "author_books"), (SELECT count(*) FROM "author")"#
+                ) == [["0", "0", "1"]])
         }
     }
 
-    @Test(arguments: Backend.allCases) func denyFailsTheSaveNamingTheRelationshipAndChangesNothing(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func denyFailsTheSaveNamingTheRelationshipAndChangesNothing(_ backend: Backend)
+        throws
+    {
         try Self.withStore(backend) { store, path in
             let context = store.newContext()
             let member = Member(in: context, email: "m@x", name: "M")
@@ -144,7 +162,10 @@ import Testing
             context.delete(loan)
             context.delete(book)
             try context.save()
-            #expect(try Self.rows(path, #"SELECT (SELECT count(*) FROM "media"), (SELECT count(*) FROM "loan")"#) == [["0", "0"]])
+            #expect(
+                try Self.rows(path, #"SELECT (SELECT count(*) FROM "media"), (SELECT count(*) FROM "loan")"#) == [
+                    ["0", "0"]
+                ])
             #expect(member.loans.isEmpty)
         }
     }

@@ -1,8 +1,7 @@
 import Foundation
 import GeneratedModels
-import Testing
-
 import ModelGenRuntime
+import Testing
 
 /// The example of README.md ("Using the generated code"), as written there.
 @Suite struct ReadmeExampleTests {
@@ -20,7 +19,8 @@ import ModelGenRuntime
         grade.quiz = quiz
         grade.student = student  // student.grades now contains grade
         try context.save()  // one transaction; validation, deletion rules, uniqueness
-        let smiths = try Student.fetch(in: context, where: \.last_name == "Smith", sortedBy: [ObjectSortDescriptor(\.first_name)])
+        let smiths = try Student.fetch(
+            in: context, where: \.last_name == "Smith", sortedBy: [ObjectSortDescriptor(\.first_name)])
         let same = try Grade.fetch(in: context, where: try ObjectPredicate(format: "student.id == %@", student.id))
         try await store.perform { background in _ = try Student.count(in: background) }
 

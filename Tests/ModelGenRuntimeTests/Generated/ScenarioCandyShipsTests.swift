@@ -8,7 +8,8 @@ import Testing
 /// uniqueness merge policies, and every listed predicate as a format string and as a typed
 /// predicate, with the same results.
 @Suite struct ScenarioCandyShipsTests {
-    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws {
+    static func withStore(_ backend: Backend, _ body: (PersistentStore, TemporaryStore.Location) throws -> Void) throws
+    {
         try TemporaryStore.with(ShipsSingersCandyModel.model, on: backend, body)
     }
 
@@ -23,7 +24,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func theDefaultPolicyFailsTheWholeSaveAndStoresNothing(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func theDefaultPolicyFailsTheWholeSaveAndStoresNothing(_ backend: Backend) throws
+    {
         try Self.withStore(backend) { store, path in
             let context = store.newContext()
             Self.addCandy(["Wine Gums", "Fruit Pastilles"], in: context)
@@ -31,18 +33,24 @@ import Testing
             #expect(error.code == .uniqueness)
             #expect(error.entity == "Country")
             #expect(error.property == "shortName")
-            #expect(try LibraryRelationshipTests.rows(path, #"SELECT (SELECT count(*) FROM "country"), (SELECT count(*) FROM "candy")"#) == [["0", "0"]])
+            #expect(
+                try LibraryRelationshipTests.rows(
+                    path, #"SELECT (SELECT count(*) FROM "country"), (SELECT count(*) FROM "candy")"#) == [["0", "0"]])
             #expect(context.hasChanges)
         }
     }
 
-    @Test(arguments: Backend.allCases) func objectTrumpMergesInsertsAndTakesOverTheStoredRow(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func objectTrumpMergesInsertsAndTakesOverTheStoredRow(_ backend: Backend) throws
+    {
         try Self.withStore(backend) { store, path in
             let context = store.newContext()
             context.mergePolicy = .objectTrump
             Self.addCandy(["Wine Gums", "Fruit Pastilles"], in: context)
             try context.save()
-            #expect(try LibraryRelationshipTests.rows(path, #"SELECT "short_name", "full_name" FROM "country""#) == [["UK", "United Kingdom"]])
+            #expect(
+                try LibraryRelationshipTests.rows(path, #"SELECT "short_name", "full_name" FROM "country""#) == [
+                    ["UK", "United Kingdom"]
+                ])
             let uk = try #require(try Country.find(shortName: "UK", in: context))
             #expect(uk.candyArray.map(\.name) == ["Fruit Pastilles", "Wine Gums"])
 
@@ -55,7 +63,10 @@ import Testing
             again.fullName = "Britain"
             candy.origin = again
             try later.save()
-            #expect(try LibraryRelationshipTests.rows(path, #"SELECT "short_name", "full_name" FROM "country""#) == [["UK", "Britain"]])
+            #expect(
+                try LibraryRelationshipTests.rows(path, #"SELECT "short_name", "full_name" FROM "country""#) == [
+                    ["UK", "Britain"]
+                ])
             #expect(again.candyArray.map(\.name) == ["Fruit Pastilles", "Sherbet Lemons", "Wine Gums"])
             let fresh = store.newContext()
             #expect(try Country.find(shortName: "UK", in: fresh)?.candy.count == 3)
@@ -75,12 +86,19 @@ import Testing
             again.fullName = "Britain"
             candy.origin = again
             try later.save()
-            #expect(try LibraryRelationshipTests.rows(path, #"SELECT "short_name", "full_name" FROM "country""#) == [["UK", "United Kingdom"]])
-            #expect(try LibraryRelationshipTests.rows(path, #"SELECT count(*) FROM "candy" WHERE "origin_pk" IS NOT NULL"#) == [["2"]])
+            #expect(
+                try LibraryRelationshipTests.rows(path, #"SELECT "short_name", "full_name" FROM "country""#) == [
+                    ["UK", "United Kingdom"]
+                ])
+            #expect(
+                try LibraryRelationshipTests.rows(path, #"SELECT count(*) FROM "candy" WHERE "origin_pk" IS NOT NULL"#)
+                    == [["2"]])
         }
     }
 
-    @Test(arguments: Backend.allCases) func changingAnObjectOntoAnotherRowsUniqueValueIsAUniquenessError(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func changingAnObjectOntoAnotherRowsUniqueValueIsAUniquenessError(
+        _ backend: Backend
+    ) throws {
         try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             _ = Country(in: context, shortName: "UK")
@@ -92,12 +110,15 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func shipPredicatesGiveTheSameResultsAsFormatStringsAndTyped(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func shipPredicatesGiveTheSameResultsAsFormatStringsAndTyped(_ backend: Backend)
+        throws
+    {
         try Self.withStore(backend) { store, _ in
             let context = store.newContext()
             for (name, universe) in [
                 ("Enterprise", "Star Trek"), ("Executor", "Star Wars"), ("Millennium Falcon", "Star Wars"),
-                ("Serenity", "Firefly"), ("excalibur", "Babylon 5"), ("Defiant", "Star Trek"), ("Galactica", "Battlestar"),
+                ("Serenity", "Firefly"), ("excalibur", "Babylon 5"), ("Defiant", "Star Trek"),
+                ("Galactica", "Battlestar"),
             ] {
                 let ship = Ship(in: context)
                 ship.name = name
@@ -120,7 +141,8 @@ import Testing
             ]
             for (format, arguments, typed) in cases {
                 let byFormat = try Ship.fetch(
-                    in: context, where: try ObjectPredicate<Ship>(format: format, arguments: arguments), sortedBy: [ObjectSortDescriptor(\Ship.name)])
+                    in: context, where: try ObjectPredicate<Ship>(format: format, arguments: arguments),
+                    sortedBy: [ObjectSortDescriptor(\Ship.name)])
                 let byType = try Ship.fetch(in: context, where: typed, sortedBy: [ObjectSortDescriptor(\Ship.name)])
                 #expect(!byFormat.isEmpty, "\(format)")
                 #expect(byFormat.map(\.name) == byType.map(\.name), "\(format)")

@@ -7,7 +7,8 @@ import Testing
 /// SCENARIOS.md §2, §3 and the singers of §5 on the generated classes of `Models/PersonData`,
 /// `Models/Fruits` and `Models/ShipsSingersCandy`.
 @Suite struct ScenarioSmallModelsTests {
-    @Test(arguments: Backend.allCases) func personDataInsertUpdateDeleteBySSNAndDynamicAccess(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func personDataInsertUpdateDeleteBySSNAndDynamicAccess(_ backend: Backend) throws
+    {
         try TemporaryStore.with(PersonDataModel.model, on: backend) { store, _ in
             let context = store.newContext()
             for (name, ssn) in [("Ada", 1), ("Bob", 2), ("Cy", 2), (nil, 3)] as [(String?, Int16)] {
@@ -23,7 +24,9 @@ import Testing
             people[1].ssn = 10
             try context.save()
             #expect(try Person.fetchPeopleWithSSN(SSN: 2, in: context).compactMap(\.name).sorted() == ["Bob", "Cy"])
-            for person in try Person.fetch(in: context, where: try ObjectPredicate(format: "ssn == %@", Int16(2))) { context.delete(person) }
+            for person in try Person.fetch(in: context, where: try ObjectPredicate(format: "ssn == %@", Int16(2))) {
+                context.delete(person)
+            }
             try context.save()
             let fresh = store.newContext()
             #expect(try Person.fetch(in: fresh, sortedBy: byName).map(\.name) == [nil, "Ada Lovelace"])
@@ -60,7 +63,9 @@ import Testing
 
     /// A filtered, sorted list whose key and prefix change at run time, written once for any
     /// entity type (`%K BEGINSWITH %@`).
-    static func filtered<T: FetchableObject>(_ type: T.Type, key: String, prefix: String, in context: ObjectContext) throws -> [T] {
+    static func filtered<T: FetchableObject>(_ type: T.Type, key: String, prefix: String, in context: ObjectContext)
+        throws -> [T]
+    {
         try T.fetch(
             in: context, where: try ObjectPredicate<T>(format: "%K BEGINSWITH[c] %@", key, prefix),
             sortedBy: [try ObjectSortDescriptor<T>(key: key)])
@@ -75,9 +80,17 @@ import Testing
                 singer.lastName = last
             }
             try context.save()
-            #expect(try Self.filtered(Singer.self, key: "firstName", prefix: "t", in: context).map(\.firstName) == ["Taylor", "Tina"])
-            #expect(try Self.filtered(Singer.self, key: "lastName", prefix: "S", in: context).map(\.lastName) == ["Sheeran", "Swift"])
-            #expect(throws: DatabaseError.self) { try Self.filtered(Singer.self, key: "nickname", prefix: "x", in: context) }
+            #expect(
+                try Self.filtered(Singer.self, key: "firstName", prefix: "t", in: context).map(\.firstName) == [
+                    "Taylor", "Tina",
+                ])
+            #expect(
+                try Self.filtered(Singer.self, key: "lastName", prefix: "S", in: context).map(\.lastName) == [
+                    "Sheeran", "Swift",
+                ])
+            #expect(throws: DatabaseError.self) {
+                try Self.filtered(Singer.self, key: "nickname", prefix: "x", in: context)
+            }
             let ship = Ship(in: context)
             ship.name = "Enterprise"
             try context.save()

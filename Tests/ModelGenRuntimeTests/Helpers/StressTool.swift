@@ -17,13 +17,16 @@ enum StressTool {
     /// Runs the tool to completion and decodes the JSON object it prints last.
     static func run(_ arguments: [String]) throws -> [String: Any] {
         let result = try start(arguments).finish()
-        try #require(result.status == 0, "modelgen-stress \(arguments.joined(separator: " ")) exited with \(result.status): \(result.stdout)")
+        try #require(
+            result.status == 0,
+            "modelgen-stress \(arguments.joined(separator: " ")) exited with \(result.status): \(result.stdout)")
         return try json(result.stdout)
     }
 
     static func json(_ output: String) throws -> [String: Any] {
         let line = try #require(output.split(separator: "\n").last, "no output")
-        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        return try #require(
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
     }
 
     /// A positive number from the environment variable `name`, or `fallback`.

@@ -32,10 +32,13 @@ enum TemporaryStore {
         }
 
         /// Opens another store on the same database.
-        func open(_ model: PersistentStore.Model, options: PersistentStore.OpenOptions = .init()) throws -> PersistentStore {
+        func open(_ model: PersistentStore.Model, options: PersistentStore.OpenOptions = .init()) throws
+            -> PersistentStore
+        {
             switch self {
             case .file(let path): try PersistentStore(path: path, model: model, options: options)
-            case .postgres(_, _, let connectionString): try PersistentStore(postgres: connectionString, model: model, options: options)
+            case .postgres(_, _, let connectionString):
+                try PersistentStore(postgres: connectionString, model: model, options: options)
             }
         }
 
@@ -55,7 +58,10 @@ enum TemporaryStore {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return (.file(directory.appendingPathComponent("store.sqlite").path), { try? FileManager.default.removeItem(at: directory) })
+            return (
+                .file(directory.appendingPathComponent("store.sqlite").path),
+                { try? FileManager.default.removeItem(at: directory) }
+            )
         case .postgres:
             guard let cluster = PostgresCluster.shared() else { return nil }
             let (schema, connectionString) = try cluster.freshSchema("store")
@@ -67,7 +73,8 @@ enum TemporaryStore {
     }
 
     static func with(
-        _ model: PersistentStore.Model, on backend: Backend = .sqlite, _ body: (PersistentStore, Location) throws -> Void
+        _ model: PersistentStore.Model, on backend: Backend = .sqlite,
+        _ body: (PersistentStore, Location) throws -> Void
     ) throws {
         guard let (location, cleanup) = try make(backend) else { return }
         defer { cleanup() }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import GeneratedModels
 import Testing
 
 @testable import ModelGenRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An object's bookkeeping is packed (the version split between the object and its side object,
 /// the list flags in the context pointer's low bits, the pending `_pk` of an unsaved object kept
@@ -30,7 +31,8 @@ import Testing
             theirCopy.hobby = "go"
             try theirs.save()
             #expect(theirCopy.version == Self.wideVersion + 1)
-            #expect(try TemporaryStore.rows(location, "SELECT \"_version\" FROM \"user\"") == [["\(Self.wideVersion + 1)"]])
+            #expect(
+                try TemporaryStore.rows(location, "SELECT \"_version\" FROM \"user\"") == [["\(Self.wideVersion + 1)"]])
 
             // Mine read the row before their save: the full 64-bit version is what is compared.
             myCopy.hobby = "poetry"
@@ -41,14 +43,18 @@ import Testing
             myCopy.hobby = "poetry"
             try mine.save()
             #expect(myCopy.version == Self.wideVersion + 2)
-            #expect(try TemporaryStore.rows(location, "SELECT \"hobby\", \"_version\" FROM \"user\"") == [["poetry", "\(Self.wideVersion + 2)"]])
+            #expect(
+                try TemporaryStore.rows(location, "SELECT \"hobby\", \"_version\" FROM \"user\"") == [
+                    ["poetry", "\(Self.wideVersion + 2)"]
+                ])
         }
     }
 
     @Test func rowsBeyond32BitsAreAssignedToNewObjects() throws {
         try TemporaryStore.with(HelloCoreDataModel.model) { store, location in
             try location.connect().execute(
-                "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"hobby\", \"id\", \"name\") VALUES (\(Self.wideRow), 2, 'go', randomblob(16), 'Bob')")
+                "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"hobby\", \"id\", \"name\") VALUES (\(Self.wideRow), 2, 'go', randomblob(16), 'Bob')"
+            )
             let context = store.newContext()
             let first = ContextMergingTests.addUser("Ada", in: context)
             let second = ContextMergingTests.addUser("Grace", in: context)
@@ -56,8 +62,12 @@ import Testing
             #expect(first.objectID.rowID == Self.wideRow + 1 && second.objectID.rowID == Self.wideRow + 2)
             #expect(first.version == 1 && second.version == 1, "the pending row does not stay behind as a version")
             #expect(
-                try TemporaryStore.rows(location, "SELECT \"_pk\", \"name\", \"_version\" FROM \"user\" ORDER BY \"_pk\"")
-                    == [["\(Self.wideRow)", "Bob", "1"], ["\(Self.wideRow + 1)", "Ada", "1"], ["\(Self.wideRow + 2)", "Grace", "1"]])
+                try TemporaryStore.rows(
+                    location, "SELECT \"_pk\", \"name\", \"_version\" FROM \"user\" ORDER BY \"_pk\"")
+                    == [
+                        ["\(Self.wideRow)", "Bob", "1"], ["\(Self.wideRow + 1)", "Ada", "1"],
+                        ["\(Self.wideRow + 2)", "Grace", "1"],
+                    ])
             first.hobby = "go"
             try context.save()
             #expect(first.version == 2)
@@ -83,16 +93,16 @@ import Testing
     }
 
     #if canImport(Glibc)
-    /// The base class's own fields take 40 bytes after the 16-byte object header (56 with plain
-    /// fields): a plain object fits the allocator's 64-byte blocks.
-    @Test func anObjectsBookkeepingFitsFiveWords() throws {
-        // glibc's `malloc_usable_size` (declared in malloc.h, which the Glibc module leaves out).
-        typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
-        let symbol = try #require(dlsym(dlopen(nil, RTLD_NOW), "malloc_usable_size"))
-        let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
-        let object = ManagedObject()
-        let usable = usableSize(Unmanaged.passUnretained(object).toOpaque())
-        #expect(usable >= 56 && usable <= 56 + 8, "a ManagedObject takes a \(usable)-byte block")
-    }
+        /// The base class's own fields take 40 bytes after the 16-byte object header (56 with plain
+        /// fields): a plain object fits the allocator's 64-byte blocks.
+        @Test func anObjectsBookkeepingFitsFiveWords() throws {
+            // glibc's `malloc_usable_size` (declared in malloc.h, which the Glibc module leaves out).
+            typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
+            let symbol = try #require(dlsym(dlopen(nil, RTLD_NOW), "malloc_usable_size"))
+            let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
+            let object = ManagedObject()
+            let usable = usableSize(Unmanaged.passUnretained(object).toOpaque())
+            #expect(usable >= 56 && usable <= 56 + 8, "a ManagedObject takes a \(usable)-byte block")
+        }
     #endif
 }

@@ -34,19 +34,31 @@ final class LifecycleNote: ManagedObject, ObjectLifecycle {
 
     var title: String {
         get { _title }
-        set { _title = newValue; didChange(slot: 0) }
+        set {
+            _title = newValue
+            didChange(slot: 0)
+        }
     }
     var pinned: Bool {
         get { _pinned }
-        set { _pinned = newValue; didChange(slot: 1) }
+        set {
+            _pinned = newValue
+            didChange(slot: 1)
+        }
     }
     var created: Date? {
         get { _created }
-        set { _created = newValue; didChange(slot: 2) }
+        set {
+            _created = newValue
+            didChange(slot: 2)
+        }
     }
     var saves: Int64 {
         get { _saves }
-        set { _saves = newValue; didChange(slot: 3) }
+        set {
+            _saves = newValue
+            didChange(slot: 3)
+        }
     }
 
     override class var entityDescription: EntityDescription { entity }
@@ -119,7 +131,9 @@ final class LifecycleNote: ManagedObject, ObjectLifecycle {
         try TemporaryStore.with(LifecycleNote.model) { store, _ in
             let context = store.newContext()
             let note = context.insert(LifecycleNote.self)
-            #expect(note.events == ["insert"] && note.created == Date(timeIntervalSinceReferenceDate: 0), "awakeFromInsert sets a value")
+            #expect(
+                note.events == ["insert"] && note.created == Date(timeIntervalSinceReferenceDate: 0),
+                "awakeFromInsert sets a value")
             note.title = "groceries"
             try context.save()
             #expect(note.events == ["insert", "willSave", "didSave"])
@@ -127,15 +141,20 @@ final class LifecycleNote: ManagedObject, ObjectLifecycle {
 
             let other = store.newContext()
             let copy = try other.existingObject(with: note.objectID, as: LifecycleNote.self)
-            #expect(copy.events == ["fetch"] && copy.saves == 1 && copy.created == Date(timeIntervalSinceReferenceDate: 0))
-            #expect(try other.fetchAll(LifecycleNote.self).first === copy && copy.events == ["fetch"], "an object already here is not awoken again")
+            #expect(
+                copy.events == ["fetch"] && copy.saves == 1 && copy.created == Date(timeIntervalSinceReferenceDate: 0))
+            #expect(
+                try other.fetchAll(LifecycleNote.self).first === copy && copy.events == ["fetch"],
+                "an object already here is not awoken again")
             try other.refresh(copy)
             #expect(copy.events == ["fetch", "fetch"])
 
             // validateForUpdate: an error of the user's own type fails the save as .validation.
             note.title = String(repeating: "x", count: 30)
             let tooLong = #expect(throws: DatabaseError.self) { try context.save() }
-            #expect(tooLong?.code == .validation && tooLong?.entity == "Note" && tooLong?.message.contains("TitleTooLong") == true)
+            #expect(
+                tooLong?.code == .validation && tooLong?.entity == "Note"
+                    && tooLong?.message.contains("TitleTooLong") == true)
             note.title = "milk"
             try context.save()
             #expect(try store.newContext().fetchAll(LifecycleNote.self).map(\.title) == ["milk"])
@@ -152,7 +171,9 @@ final class LifecycleNote: ManagedObject, ObjectLifecycle {
             let pinned = #expect(throws: DatabaseError.self) { try context.save() }
             #expect(pinned?.message == "a pinned note cannot be deleted")
             context.rollback()
-            #expect(try store.newContext().count(FetchRequest<LifecycleNote>()) == 1, "nothing of the refused saves was stored")
+            #expect(
+                try store.newContext().count(FetchRequest<LifecycleNote>()) == 1,
+                "nothing of the refused saves was stored")
             note.pinned = false
             try context.save()
             context.delete(note)

@@ -29,7 +29,8 @@ import Testing
         backend == .sqlite ? "CAST(\"\(column)\" AS TEXT)" : "convert_from(\"\(column)\", 'UTF8')"
     }
 
-    @Test(arguments: Backend.allCases) func typedValuesAreStoredAsTheirStoredFormsAndReadBack(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func typedValuesAreStoredAsTheirStoredFormsAndReadBack(_ backend: Backend) throws
+    {
         Self.registerColors()
         guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
         defer { cleanup() }
@@ -63,7 +64,8 @@ import Testing
         #expect(
             taskRows == [
                 [
-                    "3", "started", "5", "5", #"{"items":[{"done":true,"text":"buy paint"},{"done":false,"text":"tape"}]}"#,
+                    "3", "started", "5", "5",
+                    #"{"items":[{"done":true,"text":"buy paint"},{"done":false,"text":"tape"}]}"#,
                     #"["home","weekend"]"#, "#ff8000",
                 ]
             ])
@@ -75,7 +77,8 @@ import Testing
         let fresh = store.newContext()
         let read = try #require(try fresh.fetch(FetchRequest<Task>()).first)
         #expect(read.priority == .urgent && read.state == .started && read.estimate == Points(rawValue: 5))
-        #expect(read.flags == [.blocked, .recurring] && read.tags == ["home", "weekend"] && read.note == Data([1, 2, 3]))
+        #expect(
+            read.flags == [.blocked, .recurring] && read.tags == ["home", "weekend"] && read.note == Data([1, 2, 3]))
         #expect(read.checklist == task.checklist && read.color == Color(red: 255, green: 128, blue: 0))
         #expect(read.project?.kind == .work)
         let readLabel = try #require(try fresh.fetch(FetchRequest<Label>()).first)
@@ -85,7 +88,8 @@ import Testing
         read.checklist = nil
         read.state = nil
         try fresh.save()
-        #expect(try TemporaryStore.rows(location, "SELECT \"checklist\", \"state\" FROM \"task\"") == [["NULL", "NULL"]])
+        #expect(
+            try TemporaryStore.rows(location, "SELECT \"checklist\", \"state\" FROM \"task\"") == [["NULL", "NULL"]])
     }
 
     /// Typed predicates, format strings with enum arguments and sorts by an enum's raw value, on
@@ -97,7 +101,9 @@ import Testing
             let context = store.newContext()
             var tasks: [Task] = []
             for number in 0..<300 {
-                let task = Task(in: context, estimate: Points(rawValue: Int.random(in: 0...20, using: &random)), title: "t\(number)")
+                let task = Task(
+                    in: context, estimate: Points(rawValue: Int.random(in: 0...20, using: &random)), title: "t\(number)"
+                )
                 task.priority = Priority.allCases.randomElement(using: &random)!
                 task.state = Bool.random(using: &random) ? nil : TaskState.allCases.randomElement(using: &random)!
                 task.flags = TaskFlags(rawValue: Int64.random(in: 0...7, using: &random))
@@ -105,7 +111,9 @@ import Testing
             }
             try context.save()
             // Unsaved: some changed, some new.
-            for task in tasks.shuffled(using: &random).prefix(40) { task.priority = Priority.allCases.randomElement(using: &random)! }
+            for task in tasks.shuffled(using: &random).prefix(40) {
+                task.priority = Priority.allCases.randomElement(using: &random)!
+            }
             for number in 0..<20 {
                 let task = Task(in: context, estimate: Points(rawValue: number), title: "new\(number)")
                 task.state = .done
@@ -117,15 +125,24 @@ import Testing
                 let high = try context.fetch(FetchRequest(predicate: \Task.priority == Priority.high))
                 #expect(byTitle(high) == byTitle(tasks.filter { $0.priority == .high }))
                 let urgentOrDone = try context.fetch(
-                    FetchRequest(predicate: try ObjectPredicate<Task>(format: "priority == %@ OR state == %@", Priority.urgent, TaskState.done)))
+                    FetchRequest(
+                        predicate: try ObjectPredicate<Task>(
+                            format: "priority == %@ OR state == %@", Priority.urgent, TaskState.done)))
                 #expect(byTitle(urgentOrDone) == byTitle(tasks.filter { $0.priority == .urgent || $0.state == .done }))
-                let atLeastNormal = try context.fetch(FetchRequest(predicate: try ObjectPredicate<Task>(format: "priority >= 1 AND estimate < %@", 10)))
-                #expect(byTitle(atLeastNormal) == byTitle(tasks.filter { $0.priority.rawValue >= 1 && $0.estimate!.rawValue < 10 }))
+                let atLeastNormal = try context.fetch(
+                    FetchRequest(predicate: try ObjectPredicate<Task>(format: "priority >= 1 AND estimate < %@", 10)))
+                #expect(
+                    byTitle(atLeastNormal)
+                        == byTitle(tasks.filter { $0.priority.rawValue >= 1 && $0.estimate!.rawValue < 10 }))
                 let sorted = try context.fetch(
-                    FetchRequest<Task>(sortDescriptors: [ObjectSortDescriptor(\Task.priority, ascending: false), ObjectSortDescriptor(\Task.title)]))
+                    FetchRequest<Task>(sortDescriptors: [
+                        ObjectSortDescriptor(\Task.priority, ascending: false), ObjectSortDescriptor(\Task.title),
+                    ]))
                 let expected = tasks.sorted { ($0.priority.rawValue, $1.title) > ($1.priority.rawValue, $0.title) }
                 #expect(sorted.map(\.title) == expected.map(\.title))
-                #expect(try context.count(FetchRequest(predicate: \Task.state == nil)) == tasks.filter { $0.state == nil }.count)
+                #expect(
+                    try context.count(FetchRequest(predicate: \Task.state == nil))
+                        == tasks.filter { $0.state == nil }.count)
             }
         }
     }
@@ -152,7 +169,9 @@ import Testing
                         _ = try fresh.fetch(FetchRequest<Task>())
                         Issue.record("\(property): read without an error")
                     } catch let error as DatabaseError {
-                        #expect(error.code == .conversion && error.entity == "Task" && error.property == property, "\(error)")
+                        #expect(
+                            error.code == .conversion && error.entity == "Task" && error.property == property,
+                            "\(error)")
                         #expect(error.message.contains("row 1 of task"), "\(error.message)")
                     }
                 }
@@ -164,7 +183,9 @@ import Testing
             #expect(task.priority == .high)
             try raw.execute("UPDATE \"task\" SET \"state\" = 'archived', \"_version\" = \"_version\" + 1")
             #expect(throws: DatabaseError.self) { try context.refresh(task) }
-            #expect(try TemporaryStore.rows(location, "SELECT \"state\" FROM \"task\"") == [["archived"]], "nothing rewritten")
+            #expect(
+                try TemporaryStore.rows(location, "SELECT \"state\" FROM \"task\"") == [["archived"]],
+                "nothing rewritten")
         }
     }
 
@@ -181,17 +202,23 @@ import Testing
                 try context.save()
                 Issue.record("saved a color with no transformer")
             } catch let error as DatabaseError {
-                #expect(error.code == .conversion && error.property == "color" && error.message.contains("ColorTransformer"), "\(error)")
+                #expect(
+                    error.code == .conversion && error.property == "color"
+                        && error.message.contains("ColorTransformer"), "\(error)")
             }
             #expect(try TemporaryStore.rows(location, "SELECT count(*) FROM \"task\"") == [["0"]])
             ValueTransformers.register(
-                "ColorTransformer", for: Color.self, encode: { _ in throw DatabaseError(.conversion, "no colors today") },
+                "ColorTransformer", for: Color.self,
+                encode: { _ in throw DatabaseError(.conversion, "no colors today") },
                 decode: { _ in Color(red: 0, green: 0, blue: 0) })
             #expect(throws: DatabaseError.self) { try context.save() }
             #expect(try TemporaryStore.rows(location, "SELECT count(*) FROM \"task\"") == [["0"]])
             Self.registerColors()
             try context.save()
-            #expect(try TemporaryStore.rows(location, "SELECT \(Self.text("color", .sqlite)) FROM \"task\"") == [["#010203"]])
+            #expect(
+                try TemporaryStore.rows(location, "SELECT \(Self.text("color", .sqlite)) FROM \"task\"") == [
+                    ["#010203"]
+                ])
         }
     }
 
@@ -210,7 +237,9 @@ import Testing
                 try context.save()
                 Issue.record("saved a required estimate of nil")
             } catch let error as DatabaseError {
-                #expect(error.code == .validation && error.property == "estimate" && error.message.contains("is required"), "\(error)")
+                #expect(
+                    error.code == .validation && error.property == "estimate" && error.message.contains("is required"),
+                    "\(error)")
             }
             unset.estimate = Points(rawValue: 2)
             try context.save()
@@ -225,7 +254,8 @@ import Testing
             try unset.setValue(Data(#"["x"]"#.utf8), forKey: "tags")
             #expect(unset.tags == ["x"])
             for (key, value, code) in [
-                ("priority", 9 as Any, DatabaseError.Code.conversion), ("priority", "high", .wrongType), ("state", "archived", .conversion),
+                ("priority", 9 as Any, DatabaseError.Code.conversion), ("priority", "high", .wrongType),
+                ("state", "archived", .conversion),
                 ("tags", Data([0]), .conversion), ("tags", 3, .wrongType),
             ] {
                 do {
@@ -235,10 +265,11 @@ import Testing
                     #expect(error.code == code && error.property == key, "\(key) = \(value): \(error)")
                 }
             }
-            #expect(unset.priority == .low && unset.state == .done && unset.tags == ["x"], "refused values changed nothing")
+            #expect(
+                unset.priority == .low && unset.state == .done && unset.tags == ["x"], "refused values changed nothing")
             let label = Label()
-        context.insert(label)
-        label.name = "x"
+            context.insert(label)
+            label.name = "x"
             try label.setValue("bold", forKey: "style")
             #expect(label.style == .bold)
             #expect(throws: DatabaseError.self) { try label.setValue("loud", forKey: "style") }
@@ -260,14 +291,17 @@ import Testing
             draft.checklist = Checklist(items: [.init(text: "x", done: false)])
             draft.color = Color(red: 0, green: 0, blue: 255)
             let label = Label()
-        form.insert(label)
-        label.name = "new"
+            form.insert(label)
+            label.name = "new"
             label.style = .bold
             try form.save()
             #expect(task.priority == .urgent && task.checklist?.items.count == 1 && task.color?.blue == 255)
             try main.save()
-            #expect(try TemporaryStore.rows(location, "SELECT \"priority\", \(Self.text("color", .sqlite)) FROM \"task\"") == [["3", "#0000ff"]])
-            #expect(try TemporaryStore.rows(location, "SELECT \"name\", \"style\" FROM \"label\"") == [["new", "bold"]])
+            #expect(
+                try TemporaryStore.rows(location, "SELECT \"priority\", \(Self.text("color", .sqlite)) FROM \"task\"")
+                    == [["3", "#0000ff"]])
+            #expect(
+                try TemporaryStore.rows(location, "SELECT \"name\", \"style\" FROM \"label\"") == [["new", "bold"]])
         }
     }
 }

@@ -29,14 +29,17 @@ import Testing
         for step in 0..<40 {
             let index = Int.random(in: 0..<neighbours.count, using: &random)
             let context = neighbours[index]
-            let count = Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 100..<700, using: &random) : Int.random(in: 1...5, using: &random)
+            let count =
+                Int.random(in: 0..<10, using: &random) == 0
+                ? Int.random(in: 100..<700, using: &random) : Int.random(in: 1...5, using: &random)
             var students = try context.fetchAll(Student.self)
             for _ in 0..<count {
                 operations += 1
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0..<4 where true:
                     let student = ObservedResultsTests.student(
-                        Self.firstNames.randomElement(using: &random)!, Self.lastNames.randomElement(using: &random)!, in: context)
+                        Self.firstNames.randomElement(using: &random)!, Self.lastNames.randomElement(using: &random)!,
+                        in: context)
                     students.append(student)
                 case 4..<6 where !students.isEmpty:
                     students.randomElement(using: &random)!.first_name = Self.firstNames.randomElement(using: &random)!

@@ -12,7 +12,8 @@ import Testing
     /// Students whose first name sorts before "m", in sections by last name, by first name.
     static var observation: ResultsObservation<Student> {
         ResultsObservation(
-            FetchRequest<Student>(predicate: \Student.first_name < "m", sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]),
+            FetchRequest<Student>(
+                predicate: \Student.first_name < "m", sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]),
             sectionedBy: \Student.last_name)
     }
 
@@ -56,7 +57,9 @@ import Testing
         private var count = 0
         private var problems: [String] = []
 
-        init(_ store: PersistentStore, _ observation: ResultsObservation<Student> = ObservedResultsTests.observation) throws {
+        init(_ store: PersistentStore, _ observation: ResultsObservation<Student> = ObservedResultsTests.observation)
+            throws
+        {
             try queue.sync {
                 let context = store.newContext()
                 self.context = context
@@ -67,13 +70,16 @@ import Testing
         private func receive(_ results: ObservedResults<Student>) {
             count += 1
             let now = results.sections.map { Section(name: $0.name, ids: $0.objects.map(\.objectID)) }
-            if results.objects.map(\.objectID) != now.flatMap(\.ids) { problems.append("objects and sections disagree") }
+            if results.objects.map(\.objectID) != now.flatMap(\.ids) {
+                problems.append("objects and sections disagree")
+            }
             if results.isInitial {
                 shown = now
             } else {
                 shown = Self.apply(results.changes, to: shown, new: now)
                 if shown != now {
-                    problems.append(String("the changes \(results.changes) applied give \(shown), not \(now)".prefix(1_500)))
+                    problems.append(
+                        String("the changes \(results.changes) applied give \(shown), not \(now)".prefix(1_500)))
                 }
                 shown = now
             }
@@ -163,16 +169,26 @@ import Testing
             _ = Self.student("otto", "hopper", in: writer)
             try writer.save()
             #expect(observer.state.deliveries == deliveries, "an insert outside the predicate changes nothing")
-            try step("a sort key moves within a section", { try Self.find("ella", in: writer).first_name = "hanna" }) { changes in
-                #expect(changes.moved == [ResultsChanges.Move(from: ResultPosition(section: 0, item: 0), to: ResultPosition(section: 0, item: 1))])
+            try step("a sort key moves within a section", { try Self.find("ella", in: writer).first_name = "hanna" }) {
+                changes in
+                #expect(
+                    changes.moved == [
+                        ResultsChanges.Move(
+                            from: ResultPosition(section: 0, item: 0), to: ResultPosition(section: 0, item: 1))
+                    ])
                 #expect(changes.updated == [ResultPosition(section: 0, item: 1)])
             }
             try step("an update in place", { try Self.find("alan", in: writer).id = UUID() }) { changes in
                 #expect(changes.updated == [ResultPosition(section: 2, item: 0)])
                 #expect(changes.moved.isEmpty && changes.inserted.isEmpty && changes.deleted.isEmpty)
             }
-            try step("a move between sections", { try Self.find("hanna", in: writer).last_name = "lovelace" }) { changes in
-                #expect(changes.moved == [ResultsChanges.Move(from: ResultPosition(section: 0, item: 1), to: ResultPosition(section: 1, item: 1))])
+            try step("a move between sections", { try Self.find("hanna", in: writer).last_name = "lovelace" }) {
+                changes in
+                #expect(
+                    changes.moved == [
+                        ResultsChanges.Move(
+                            from: ResultPosition(section: 0, item: 1), to: ResultPosition(section: 1, item: 1))
+                    ])
             }
             try step("leaving the predicate", { try Self.find("grace", in: writer).first_name = "xena" }) { changes in
                 // The section "hopper" had only grace left: it goes, item and all.
@@ -186,11 +202,18 @@ import Testing
             try step("a delete", { writer.delete(try Self.find("ada", in: writer)) }) { changes in
                 #expect(changes.deleted == [ResultPosition(section: 1, item: 0)])
             }
-            try step("many changes in one save", {
-                for index in 0..<300 { _ = Self.student(String(UnicodeScalar(UInt8(97 + index % 26))) + "\(index)", "family\(index % 7)", in: writer) }
-                writer.delete(try Self.find("alan", in: writer))
-                try Self.find("hanna", in: writer).last_name = "family3"
-            }) { changes in
+            try step(
+                "many changes in one save",
+                {
+                    for index in 0..<300 {
+                        _ = Self.student(
+                            String(UnicodeScalar(UInt8(97 + index % 26))) + "\(index)", "family\(index % 7)", in: writer
+                        )
+                    }
+                    writer.delete(try Self.find("alan", in: writer))
+                    try Self.find("hanna", in: writer).last_name = "family3"
+                }
+            ) { changes in
                 #expect(!changes.insertedSections.isEmpty)
             }
         }
@@ -228,7 +251,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases) func anotherProcessesSavesAreObservedAndObjectsCrossByTheirText(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func anotherProcessesSavesAreObservedAndObjectsCrossByTheirText(
+        _ backend: Backend
+    ) throws {
         guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
         defer { cleanup() }
         let store = try location.open(GradeBookModel.model, options: .init(externalChangeInterval: 0.02))
@@ -236,7 +261,9 @@ import Testing
         defer { observer.stop() }
         // A student added by another process reaches the results; its identifier's text names it here.
         let before = observer.state.deliveries
-        let added = try StressTool.run(["add-student", "--store", location.argument, "--first", "bea", "--last", "curie"])
+        let added = try StressTool.run([
+            "add-student", "--store", location.argument, "--first", "bea", "--last", "curie",
+        ])
         let text = try #require(added["object"] as? String)
         #expect(observer.waitForDelivery(after: before), "another process's insert is delivered")
         #expect(observer.state.sections == (try ObservedResultsTests.expected(store)))
@@ -262,17 +289,21 @@ import Testing
         #expect(missing?.code == .missingObject)
         #expect(fresh.object(with: local.objectID) == nil)
         // The other process cannot find it either.
-        let gone = try StressTool.start(["edit-student", "--store", location.argument, "--object", localText, "--first", "x"]).finish()
+        let gone = try StressTool.start([
+            "edit-student", "--store", location.argument, "--object", localText, "--first", "x",
+        ]).finish()
         #expect(gone.status == 3 && gone.stdout.contains("missingObject"))
     }
 
     @Test func objectIdentifiersHaveOneTextEach() {
-        for id in [ObjectID(entityID: 3, rowID: 42), ObjectID(entityID: 0, rowID: 1), ObjectID(entityID: 7, rowID: -5)] {
+        for id in [ObjectID(entityID: 3, rowID: 42), ObjectID(entityID: 0, rowID: 1), ObjectID(entityID: 7, rowID: -5)]
+        {
             #expect(ObjectID(stringValue: id.stringValue) == id)
         }
         #expect(ObjectID(entityID: 3, rowID: 42).stringValue == "3/42")
         #expect(ObjectID(entityID: 3, rowID: -2).stringValue == "3/t2")
-        for text in ["", "3", "3/", "/4", "3/0", "3/-4", "3/+4", "03/4", "3/04", "3/t", "3/t0", "x/4", "3/4/5", "3/ 4"] {
+        for text in ["", "3", "3/", "/4", "3/0", "3/-4", "3/+4", "03/4", "3/04", "3/t", "3/t0", "x/4", "3/4/5", "3/ 4"]
+        {
             #expect(ObjectID(stringValue: text) == nil, "\(text)")
         }
     }
@@ -290,19 +321,29 @@ import Testing
             #expect(copy !== quiz && copy.name == "algebra")
             #expect(try second.existingObject(with: quiz.objectID) === copy, "one object per row per context")
             #expect(second.object(with: quiz.objectID, as: Student.self) == nil)
-            let notAStudent = #expect(throws: DatabaseError.self) { try second.existingObject(with: quiz.objectID, as: Student.self) }
+            let notAStudent = #expect(throws: DatabaseError.self) {
+                try second.existingObject(with: quiz.objectID, as: Student.self)
+            }
             #expect(notAStudent?.code == .wrongType)
-            let noEntity = #expect(throws: DatabaseError.self) { try second.existingObject(with: ObjectID(entityID: 99, rowID: 1)) }
+            let noEntity = #expect(throws: DatabaseError.self) {
+                try second.existingObject(with: ObjectID(entityID: 99, rowID: 1))
+            }
             #expect(noEntity?.code == .misuse)
             // An identifier of another entity's row number: not this quiz.
-            #expect(second.object(with: ObjectID(entityID: try #require(store.model.entities.first { $0.name == "Student" }).entityID, rowID: quiz.objectID.rowID)) == nil)
+            #expect(
+                second.object(
+                    with: ObjectID(
+                        entityID: try #require(store.model.entities.first { $0.name == "Student" }).entityID,
+                        rowID: quiz.objectID.rowID)) == nil)
         }
     }
 }
 
 /// The store's stream of saves and a context's notifications of its objects' changes.
 @Suite struct ChangeNotificationTests {
-    @Test(.timeLimit(.minutes(20)), arguments: Backend.allCases) func theStoreTellsOfEverySave(_ backend: Backend) async throws {
+    @Test(.timeLimit(.minutes(20)), arguments: Backend.allCases) func theStoreTellsOfEverySave(_ backend: Backend)
+        async throws
+    {
         try await TemporaryStore.with(GradeBookModel.model, on: backend) { store in
             var changes = store.changes.makeAsyncIterator()
             let context = store.newContext()
@@ -382,7 +423,10 @@ import Testing
         let elsewhere = try location.open(GradeBookModel.model).newContext()
         let changed = [3, 300, 599]
         let deleted = [0, 257, 598]
-        for index in changed { try elsewhere.existingObject(with: students[index].objectID, as: Student.self).first_name = "changed \(index)" }
+        for index in changed {
+            try elsewhere.existingObject(with: students[index].objectID, as: Student.self).first_name =
+                "changed \(index)"
+        }
         for index in deleted { elsewhere.delete(try elsewhere.existingObject(with: students[index].objectID)) }
         try elsewhere.save()
         context.mergeChangesFromStore()
@@ -404,11 +448,14 @@ import Testing
         try TemporaryStore.with(GradeBookModel.model) { store, _ in
             let writer = store.newContext()
             var students: [Student] = []
-            for index in 0..<2_000 { students.append(ObservedResultsTests.student("s\(index % 97)", "l\(index % 13)", in: writer)) }
+            for index in 0..<2_000 {
+                students.append(ObservedResultsTests.student("s\(index % 97)", "l\(index % 13)", in: writer))
+            }
             try writer.save()
             let tracker = ResultsTracker(
                 context: store.newContext(),
-                request: FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]), sectionSlot: nil)
+                request: FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]),
+                sectionSlot: nil)
             _ = try tracker.start()
             #expect(tracker.objects.count == 2_000)
             for index in 0..<200 {
@@ -418,7 +465,8 @@ import Testing
                 #expect(changes.updated.count == 1)
             }
             #expect(tracker.placingUpdates == 200 && tracker.refetchingUpdates == 0)
-            let expected = try store.newContext().fetch(FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]))
+            let expected = try store.newContext().fetch(
+                FetchRequest<Student>(sortDescriptors: [ObjectSortDescriptor(\Student.first_name)]))
             #expect(tracker.objects.map(\.objectID) == expected.map(\.objectID))
         }
     }

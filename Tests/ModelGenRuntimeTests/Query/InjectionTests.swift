@@ -13,7 +13,8 @@ import Testing
         "'", "''", "\"", "Robert'); DROP TABLE \"user\"; --", "x' OR '1'='1", "\" OR 1=1 --", "/* comment */ 1",
         "-- comment", "; DELETE FROM \"user\"", "a\u{0}b", "\u{0}", "a\u{0}", "\u{0}' OR 1=1 --",
         // A lone surrogate cannot live in a Swift String: decoding repairs it to U+FFFD.
-        String(decoding: [0xD800, 0x41] as [UInt16], as: UTF16.self), String(decoding: [0xDC00] as [UInt16], as: UTF16.self),
+        String(decoding: [0xD800, 0x41] as [UInt16], as: UTF16.self),
+        String(decoding: [0xDC00] as [UInt16], as: UTF16.self),
         "%@", "%K", "$VARIABLE", "\\", "%", "_", "*", "?", "50%", "\n; DROP TABLE \"item\"", "😀'😀", "",
     ]
 
@@ -57,15 +58,20 @@ import Testing
                 #expect(typed.map(\.name) == equal, "typed == \(value.debugDescription)")
                 let format = try User.fetch(in: context, where: try ObjectPredicate(format: "name == %@", value))
                 #expect(format.map(\.name) == equal, "format == \(value.debugDescription)")
-                let inList = try User.count(in: context, where: try ObjectPredicate(format: "hobby IN %@", [value, "nobody"]))
+                let inList = try User.count(
+                    in: context, where: try ObjectPredicate(format: "hobby IN %@", [value, "nobody"]))
                 #expect(inList == equal.count, "IN \(value.debugDescription)")
                 // String operators match by the same rules as Foundation, in SQL and in memory.
-                for (op, test) in [("BEGINSWITH", { (name: String) in name.hasPrefix(value) }), ("ENDSWITH", { $0.hasSuffix(value) })] {
+                for (op, test) in [
+                    ("BEGINSWITH", { (name: String) in name.hasPrefix(value) }), ("ENDSWITH", { $0.hasSuffix(value) }),
+                ] {
                     let expected = Set(names.filter { value.isEmpty ? true : test($0) })
-                    let fetched = try User.fetch(in: context, where: try ObjectPredicate(format: "name \(op) %@", value))
+                    let fetched = try User.fetch(
+                        in: context, where: try ObjectPredicate(format: "name \(op) %@", value))
                     #expect(Set(fetched.map(\.name)) == expected, "\(op) \(value.debugDescription)")
                 }
-                let containing = try User.fetch(in: context, where: try ObjectPredicate(format: "name CONTAINS %@", value))
+                let containing = try User.fetch(
+                    in: context, where: try ObjectPredicate(format: "name CONTAINS %@", value))
                 let expected = Set(names.filter { value.isEmpty || Self.contains($0, value) })
                 #expect(Set(containing.map(\.name)) == expected, "CONTAINS \(value.debugDescription)")
             }
@@ -87,7 +93,8 @@ import Testing
     @Test(arguments: Backend.allCases) func hostileKeysAreRejected(_ backend: Backend) throws {
         try Self.withUsers(backend) { context, path in
             let user = try #require(try User.first(in: context))
-            for key in Self.hostile + ["name; DROP TABLE \"user\"", "name\" = \"name", "_pk", "_version", "name.count"] {
+            for key in Self.hostile + ["name; DROP TABLE \"user\"", "name\" = \"name", "_pk", "_version", "name.count"]
+            {
                 let error = try #require(throws: DatabaseError.self, "%K \(key.debugDescription)") {
                     _ = try User.fetch(in: context, where: try ObjectPredicate(format: "%K == %@", key, "plain"))
                 }
@@ -95,17 +102,21 @@ import Testing
                 #expect(throws: DatabaseError.self) { try user.setValue("x", forKey: key) }
             }
             #expect(try User.count(in: context) == Self.stored(backend).count)
-            #expect(try TemporaryStore.rows(path, "SELECT count(*) FROM \"item\"") == [["0"]], "the item table is still there")
+            #expect(
+                try TemporaryStore.rows(path, "SELECT count(*) FROM \"item\"") == [["0"]],
+                "the item table is still there")
         }
     }
 
     @Test(arguments: Backend.allCases) func hostileFormatStringsAreRejectedOrReadAsLiterals(_ backend: Backend) throws {
         try Self.withUsers(backend) { context, _ in
             // A quoted literal is a value, whatever it holds.
-            let literal = try User.fetch(in: context, where: try ObjectPredicate(format: #"name == "Robert'); DROP TABLE \"user\"; --""#))
+            let literal = try User.fetch(
+                in: context, where: try ObjectPredicate(format: #"name == "Robert'); DROP TABLE \"user\"; --""#))
             #expect(literal.map(\.name) == ["Robert'); DROP TABLE \"user\"; --"])
             for format in [
-                "name == 'x'; DROP TABLE user; --'", "name == 'x' --", "name == 1; DELETE FROM user", "name == 'x' /* */",
+                "name == 'x'; DROP TABLE user; --'", "name == 'x' --", "name == 1; DELETE FROM user",
+                "name == 'x' /* */",
                 "name == \u{0}", "name ==", "(name == 'a'", "name == 'unterminated",
             ] {
                 let error = try #require(throws: DatabaseError.self, "\(format.debugDescription)") {

@@ -8,14 +8,18 @@ import Testing
 /// relationships, object identity, ANY and @count over to-many — as format strings and typed,
 /// in SQL and, with unsaved changes, in memory.
 @Suite struct RelationshipPredicateTests {
-    static func withStore(_ model: PersistentStore.Model, on backend: Backend, _ body: (PersistentStore) throws -> Void) throws {
+    static func withStore(_ model: PersistentStore.Model, on backend: Backend, _ body: (PersistentStore) throws -> Void)
+        throws
+    {
         try TemporaryStore.with(model, on: backend) { store, _ in try body(store) }
     }
 
     @Test(arguments: Backend.allCases) func gradeForStudentAndQuiz(_ backend: Backend) throws {
         try Self.withStore(GradeBookModel.model, on: backend) { store in
             let context = store.newContext()
-            let students = (0..<3).map { index in Student(in: context, first_name: "S\(index)", id: UUID(), last_name: "L\(index)") }
+            let students = (0..<3).map { index in
+                Student(in: context, first_name: "S\(index)", id: UUID(), last_name: "L\(index)")
+            }
             let quizzes = (0..<2).map { index in Quiz(in: context, id: UUID(), name: "Q\(index)") }
             for student in students {
                 for quiz in quizzes {
@@ -29,9 +33,12 @@ import Testing
             let student = students[1]
             let quiz = quizzes[0]
             let byFormat = try Grade.fetch(
-                in: context, where: try ObjectPredicate(format: "student.id == %@ AND quiz.id == %@", student.id, quiz.id))
+                in: context,
+                where: try ObjectPredicate(format: "student.id == %@ AND quiz.id == %@", student.id, quiz.id))
             let typed = try Grade.fetch(
-                in: context, where: .related(\Grade.student, \Student.id == student.id) && .related(\Grade.quiz, \Quiz.id == quiz.id))
+                in: context,
+                where: .related(\Grade.student, \Student.id == student.id) && .related(\Grade.quiz, \Quiz.id == quiz.id)
+            )
             let template = try Grade.fetchGradeForStudentAndQuiz(STUDENT_ID: student.id, QUIZ_ID: quiz.id, in: context)
             #expect(byFormat.count == 1)
             #expect(byFormat.first?.student === student && byFormat.first?.quiz === quiz)
@@ -63,33 +70,52 @@ import Testing
             try context.save()
 
             let byName = [ObjectSortDescriptor(\EmployeeEntity.name)]
-            let formatAcme = try EmployeeEntity.fetch(in: context, where: try ObjectPredicate(format: "business == %@", acme), sortedBy: byName)
-            let typedAcme = try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business == acme, sortedBy: byName)
+            let formatAcme = try EmployeeEntity.fetch(
+                in: context, where: try ObjectPredicate(format: "business == %@", acme), sortedBy: byName)
+            let typedAcme = try EmployeeEntity.fetch(
+                in: context, where: \EmployeeEntity.business == acme, sortedBy: byName)
             #expect(formatAcme.map(\.name) == ["Ann", "Ben"])
             #expect(typedAcme.map(\.name) == ["Ann", "Ben"])
-            #expect(try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business != acme).map(\.name) == ["Cid"])
+            #expect(
+                try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business != acme).map(\.name) == ["Cid"])
 
-            let withResearch = try BusinessEntity.fetch(in: context, where: try ObjectPredicate(format: "ANY departments.name == %@", "Research"))
+            let withResearch = try BusinessEntity.fetch(
+                in: context, where: try ObjectPredicate(format: "ANY departments.name == %@", "Research"))
             #expect(withResearch.map(\.name) == ["Acme"])
-            #expect(try BusinessEntity.fetch(in: context, where: .any(\BusinessEntity.departments, \DepartmentEntity.name == "Research")).map(\.name) == ["Acme"])
+            #expect(
+                try BusinessEntity.fetch(
+                    in: context, where: .any(\BusinessEntity.departments, \DepartmentEntity.name == "Research")
+                ).map(\.name) == ["Acme"])
             let big = try BusinessEntity.fetch(in: context, where: try ObjectPredicate(format: "employees.@count >= 2"))
             #expect(big.map(\.name) == ["Acme"])
-            #expect(try BusinessEntity.fetch(in: context, where: .count(\BusinessEntity.employees, .less, 2)).map(\.name) == ["Globex"])
-            #expect(try DepartmentEntity.fetch(in: context, where: try ObjectPredicate(format: "businesses.@count == 2")).map(\.name) == ["Sales"])
+            #expect(
+                try BusinessEntity.fetch(in: context, where: .count(\BusinessEntity.employees, .less, 2)).map(\.name)
+                    == ["Globex"])
+            #expect(
+                try DepartmentEntity.fetch(in: context, where: try ObjectPredicate(format: "businesses.@count == 2"))
+                    .map(\.name) == ["Sales"])
 
             // Unsaved changes count: Cid moves to Acme in memory.
             let cid = try #require(try EmployeeEntity.first(in: context, where: \EmployeeEntity.name == "Cid"))
             cid.business = acme
-            #expect(try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business == acme, sortedBy: byName).map(\.name) == ["Ann", "Ben", "Cid"])
-            #expect(try BusinessEntity.fetch(in: context, where: .count(\BusinessEntity.employees, .equal, 0)).map(\.name) == ["Globex"])
+            #expect(
+                try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business == acme, sortedBy: byName).map(
+                    \.name) == ["Ann", "Ben", "Cid"])
+            #expect(
+                try BusinessEntity.fetch(in: context, where: .count(\BusinessEntity.employees, .equal, 0)).map(\.name)
+                    == ["Globex"])
             // An unsaved business is compared by identity in memory.
             let initech = BusinessEntity(in: context)
             cid.business = initech
-            #expect(try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business == initech).map(\.name) == ["Cid"])
+            #expect(
+                try EmployeeEntity.fetch(in: context, where: \EmployeeEntity.business == initech).map(\.name) == ["Cid"]
+            )
         }
     }
 
-    @Test(arguments: Backend.allCases) func deletingADepartmentNullifiesEmployeesAndBusinesses(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func deletingADepartmentNullifiesEmployeesAndBusinesses(_ backend: Backend)
+        throws
+    {
         try Self.withStore(BusinessesModel.model, on: backend) { store in
             let context = store.newContext()
             let acme = BusinessEntity(in: context)
@@ -134,7 +160,9 @@ import Testing
             #expect(!context.hasChanges)
             let fresh = store.newContext()
             #expect(try BusinessEntity.first(in: fresh)?.departments.map(\.name) == ["Sales"])
-            #expect(try BusinessEntity.first(in: watcher)?.departments.map(\.name) == ["Sales"], "merged into the other context")
+            #expect(
+                try BusinessEntity.first(in: watcher)?.departments.map(\.name) == ["Sales"],
+                "merged into the other context")
 
             acme.removeFromDepartments(sales)
             try context.save()

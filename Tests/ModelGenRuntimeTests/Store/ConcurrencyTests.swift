@@ -16,7 +16,9 @@ import Testing
         guard let (store, cleanup) = try TemporaryStore.make(backend) else { return }
         defer { cleanup() }
         do {
-            let arguments = ["--store", store.argument, "--threads", String(threads), "--operations", String(operations)]
+            let arguments = [
+                "--store", store.argument, "--threads", String(threads), "--operations", String(operations),
+            ]
             let children = try writers.map { try StressTool.start(["hammer", "--writer", String($0)] + arguments) }
             var conflicts = 0
             for (writer, child) in zip(writers, children) {
@@ -29,15 +31,22 @@ import Testing
             }
             let total = writers.count * threads * operations
             // The counter grade is the first row written; every thread's grades are all there.
-            #expect(try TemporaryStore.rows(store, "SELECT \"points\" FROM \"grade\" ORDER BY \"_pk\" LIMIT 1") == [[String(total)]])
+            #expect(
+                try TemporaryStore.rows(store, "SELECT \"points\" FROM \"grade\" ORDER BY \"_pk\" LIMIT 1") == [
+                    [String(total)]
+                ])
             #expect(try TemporaryStore.rows(store, "SELECT count(*) FROM \"grade\"") == [[String(total + 1)]])
             let perStudent = try TemporaryStore.rows(
                 store,
-                "SELECT count(g.\"_pk\"), count(DISTINCT g.\"points\") FROM \"student\" s LEFT JOIN \"grade\" g ON g.\"student_pk\" = s.\"_pk\" GROUP BY s.\"_pk\" ORDER BY s.\"_pk\"")
+                "SELECT count(g.\"_pk\"), count(DISTINCT g.\"points\") FROM \"student\" s LEFT JOIN \"grade\" g ON g.\"student_pk\" = s.\"_pk\" GROUP BY s.\"_pk\" ORDER BY s.\"_pk\""
+            )
             #expect(perStudent.count == 1 + writers.count * threads)
-            #expect(perStudent.dropFirst().allSatisfy { $0 == [String(operations), String(operations)] }, "\(perStudent)")
+            #expect(
+                perStudent.dropFirst().allSatisfy { $0 == [String(operations), String(operations)] }, "\(perStudent)")
             if backend == .sqlite { #expect(try TemporaryStore.rows(store, "PRAGMA integrity_check") == [["ok"]]) }
-            print("concurrency (\(backend.rawValue)): \(writers.count) processes × \(threads) threads × \(operations) saves, \(conflicts) conflicts retried")
+            print(
+                "concurrency (\(backend.rawValue)): \(writers.count) processes × \(threads) threads × \(operations) saves, \(conflicts) conflicts retried"
+            )
         }
     }
 }

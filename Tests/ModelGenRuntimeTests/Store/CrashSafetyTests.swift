@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process saves in a loop on one store file (inserts, an update, a cascading delete and
@@ -41,10 +41,13 @@ import Glibc
                 let problems = report["problems"] as? [String] ?? ["no problems list"]
                 let saves = try #require(report["saves"] as? Int)
                 #expect(problems.isEmpty, "kill \(kill) (seed \(seed)): \(problems)")
-                #expect(saves >= max(committed, done ?? 0), "kill \(kill) (seed \(seed)): a save reported done is missing")
+                #expect(
+                    saves >= max(committed, done ?? 0), "kill \(kill) (seed \(seed)): a save reported done is missing")
                 #expect(saves <= max(committed, begun ?? 0), "kill \(kill) (seed \(seed)): a save never begun is there")
                 // An independent look at the database (SQLite alone, or psql).
-                if backend == .sqlite { #expect(try TemporaryStore.rows(location, "PRAGMA integrity_check") == [["ok"]]) }
+                if backend == .sqlite {
+                    #expect(try TemporaryStore.rows(location, "PRAGMA integrity_check") == [["ok"]])
+                }
                 if saves > 0 {
                     let quizzes = try TemporaryStore.rows(location, "SELECT count(*) FROM \"quiz\"")
                     #expect(quizzes == [[String(1 + min(saves, 3))]], "kill \(kill) (seed \(seed))")
@@ -52,9 +55,10 @@ import Glibc
                 committed = saves
                 if !problems.isEmpty { break }
             }
-            print("crash safety (\(backend.rawValue)): \(kills) kills (seed \(seed)), \(killedMidSave) between begin and done, \(committed) saves kept")
+            print(
+                "crash safety (\(backend.rawValue)): \(kills) kills (seed \(seed)), \(killedMidSave) between begin and done, \(committed) saves kept"
+            )
             #expect(committed > 0, "no save ever completed")
         }
     }
 }
-

@@ -43,7 +43,8 @@ import Testing
             let killer = Thread {
                 usleep(400_000)
                 _ = try? cluster.psql(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(application)' AND state = 'active';")
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(application)' AND state = 'active';"
+                )
             }
             killer.start()
             let error = try #require(throws: DatabaseError.self) { try context.save() }
@@ -68,8 +69,10 @@ import Testing
             try setup.save()
             let context = store.newContext()
             let quiz = try #require(try Quiz.find(id: id, in: context))
-            let result = try StressTool.start(["rename-quiz", "--store", "postgres:" + connectionString, "--id", id.uuidString, "--name", "after"])
-                .finish()
+            let result = try StressTool.start([
+                "rename-quiz", "--store", "postgres:" + connectionString, "--id", id.uuidString, "--name", "after",
+            ])
+            .finish()
             try #require(result.status == 0, "the other process failed: \(result.stdout)")
             let saved = Date()
             // Merging reads again only the objects a notification names; the object is not fetched.
@@ -128,11 +131,12 @@ import Testing
                 Thread {
                     let context = store.newContext()
                     fetched = (try? User.count(in: context)) ?? -1
-                    theirs = (try? store.withConnection { connection in
-                        let statement = try connection.makeStatement("SELECT pg_backend_pid()")
-                        _ = try statement.step()
-                        return statement.int64(0)
-                    }) ?? 0
+                    theirs =
+                        (try? store.withConnection { connection in
+                            let statement = try connection.makeStatement("SELECT pg_backend_pid()")
+                            _ = try statement.step()
+                            return statement.int64(0)
+                        }) ?? 0
                     other.signal()
                 }.start()
                 #expect(other.wait(timeout: .now() + 5) == .success, "the other thread did not wait for this one")

@@ -39,7 +39,9 @@ import Testing
         for command in ["check", "generate", "sql", "dump", "diff"] {
             let help = try CLIRunner.run([command, "--help"])
             let optionsSection = try #require(help.stdout.firstMatch(of: /OPTIONS:\n([\s\S]*?)\n\n/)?.1)
-            let listed = Set(optionsSection.split(separator: "\n").compactMap { $0.firstMatch(of: /^  (--[a-z-]+)/)?.1 }.map(String.init))
+            let listed = Set(
+                optionsSection.split(separator: "\n").compactMap { $0.firstMatch(of: /^  (--[a-z-]+)/)?.1 }.map(
+                    String.init))
             let synopsis = try #require(synopses[command], "no synopsis of \(command) in the README")
             let named = Set(synopsis.matches(of: optionName).map { String($0.0) })
             #expect(named == listed, "\(command): README names \(named.sorted()), --help lists \(listed.sorted())")
@@ -51,9 +53,15 @@ import Testing
         (["frobnicate"], "modelgen: error: unknown command 'frobnicate'"),
         (["check"], "modelgen: error: missing model path"),
         (["check", "--colour", "Models/Fruits.xcdatamodeld"], "modelgen: error: unknown option '--colour'"),
-        (["dump", "--stage", "emit", "Models/Fruits.xcdatamodeld"], "modelgen: error: invalid value 'emit' for '--stage'"),
+        (
+            ["dump", "--stage", "emit", "Models/Fruits.xcdatamodeld"],
+            "modelgen: error: invalid value 'emit' for '--stage'"
+        ),
         (["dump", "--format"], "modelgen: error: option '--format' needs a value"),
-        (["dump", "Models/Fruits.xcdatamodeld", "Models/GradeBook.xcdatamodeld"], "modelgen: error: dump takes one model"),
+        (
+            ["dump", "Models/Fruits.xcdatamodeld", "Models/GradeBook.xcdatamodeld"],
+            "modelgen: error: dump takes one model"
+        ),
         (["check", "--all-versions", "--model-version", "X", "Models/Fruits.xcdatamodeld"], "cannot be used together"),
         (["help", "frobnicate"], "modelgen: error: unknown command 'frobnicate'"),
     ])
@@ -65,8 +73,10 @@ import Testing
     }
 
     @Test func checkOfCleanModelsPrintsNothingAndExitsZero() throws {
-        let models = try FileManager.default.contentsOfDirectory(atPath: CLIRunner.packageRoot.appendingPathComponent("Models").path)
-            .filter { $0.hasSuffix(".xcdatamodeld") }.sorted().map { "Models/" + $0 }
+        let models = try FileManager.default.contentsOfDirectory(
+            atPath: CLIRunner.packageRoot.appendingPathComponent("Models").path
+        )
+        .filter { $0.hasSuffix(".xcdatamodeld") }.sorted().map { "Models/" + $0 }
         #expect(models.count == 10)
         let result = try CLIRunner.run(["check", "--warnings-as-errors"] + models)
         #expect(result.status == 0)
@@ -103,7 +113,8 @@ import Testing
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("contents")
-        try #"<?xml version="1.0"?><model><entity name="A" color="red"/></model>"#.write(to: file, atomically: true, encoding: .utf8)
+        try #"<?xml version="1.0"?><model><entity name="A" color="red"/></model>"#.write(
+            to: file, atomically: true, encoding: .utf8)
         let result = try CLIRunner.run(["check", file.path])
         #expect(result.status == 0)
         #expect(result.stderr.contains("warning: unknown attribute 'color'"))
@@ -114,8 +125,11 @@ import Testing
         for stage in ["parse", "resolve"] {
             let text = try CLIRunner.run(["dump", "--stage", stage, "Models/GradeBook.xcdatamodeld"])
             #expect(text.status == 0, "\(text.stderr)")
-            #expect(text.stdout == (try CLIRunner.run(["dump", "--stage", stage, "Models/GradeBook.xcdatamodeld"])).stdout)
-            let json = try CLIRunner.run(["dump", "--stage", stage, "--format", "json", "Models/GradeBook.xcdatamodeld"])
+            #expect(
+                text.stdout == (try CLIRunner.run(["dump", "--stage", stage, "Models/GradeBook.xcdatamodeld"])).stdout)
+            let json = try CLIRunner.run([
+                "dump", "--stage", stage, "--format", "json", "Models/GradeBook.xcdatamodeld",
+            ])
             #expect(json.status == 0)
             let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
             let entities = object?["entities"] as? [[String: Any]]
@@ -131,7 +145,8 @@ import Testing
         let directory = try CLIRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("contents")
-        try #"<?xml version="1.0"?><model><entity name="A" parentEntity="B"/></model>"#.write(to: file, atomically: true, encoding: .utf8)
+        try #"<?xml version="1.0"?><model><entity name="A" parentEntity="B"/></model>"#.write(
+            to: file, atomically: true, encoding: .utf8)
         let result = try CLIRunner.run(["dump", file.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
@@ -147,7 +162,8 @@ import Testing
         for dialect in ["sqlite", "postgres"] {
             let result = try CLIRunner.run(["sql", "Models/GradeBook.xcdatamodeld", "--dialect", dialect])
             #expect(result.status == 0, "\(result.stderr)")
-            let expected = try String(contentsOf: Self.reference.appendingPathComponent("\(dialect).sql"), encoding: .utf8)
+            let expected = try String(
+                contentsOf: Self.reference.appendingPathComponent("\(dialect).sql"), encoding: .utf8)
             #expect(result.stdout == expected + "\n" || result.stdout == expected)
         }
         let defaulted = try CLIRunner.run(["sql", "Models/GradeBook.xcdatamodeld"])

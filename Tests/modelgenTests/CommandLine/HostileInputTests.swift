@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Malicious and malformed inputs: each gives exit status 1 and a located diagnostic within two
@@ -69,37 +69,46 @@ import Glibc
     static let header = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
 
     static let cases: [Case] = [
-        Case(name: "billion laughs", id: "xml-doctype-not-allowed", make: file("laughs", Data((header + """
-            <!DOCTYPE model [
-              <!ENTITY lol "lol">
-              <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
-              <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
-              <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
-              <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
-              <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
-              <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
-              <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
-              <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
-            ]>
-            <model><entity name="&lol9;"/></model>
-            """).utf8))),
+        Case(
+            name: "billion laughs", id: "xml-doctype-not-allowed",
+            make: file(
+                "laughs",
+                Data(
+                    (header + """
+                        <!DOCTYPE model [
+                          <!ENTITY lol "lol">
+                          <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+                          <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+                          <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+                          <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+                          <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+                          <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+                          <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+                          <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+                        ]>
+                        <model><entity name="&lol9;"/></model>
+                        """).utf8))),
         Case(name: "external entity (XXE)", id: "xml-doctype-not-allowed") { directory, port in
             let url = directory.appendingPathComponent("xxe")
-            try (header + """
-                <!DOCTYPE model [<!ENTITY secret SYSTEM "http://127.0.0.1:\(port)/secret"><!ENTITY local SYSTEM "file:///etc/passwd">]>
-                <model><entity name="&secret;&local;"/></model>
-                """).write(to: url, atomically: true, encoding: .utf8)
+            try
+                (header + """
+                    <!DOCTYPE model [<!ENTITY secret SYSTEM "http://127.0.0.1:\(port)/secret"><!ENTITY local SYSTEM "file:///etc/passwd">]>
+                    <model><entity name="&secret;&local;"/></model>
+                    """).write(to: url, atomically: true, encoding: .utf8)
             return url.path
         },
         Case(name: "external DTD", id: "xml-doctype-not-allowed") { directory, port in
             let url = directory.appendingPathComponent("dtd")
-            try (header + """
-                <!DOCTYPE model SYSTEM "http://127.0.0.1:\(port)/model.dtd">
-                <model/>
-                """).write(to: url, atomically: true, encoding: .utf8)
+            try
+                (header + """
+                    <!DOCTYPE model SYSTEM "http://127.0.0.1:\(port)/model.dtd">
+                    <model/>
+                    """).write(to: url, atomically: true, encoding: .utf8)
             return url.path
         },
-        Case(name: "undeclared entity", id: "xml-malformed", make: file("entity", Data((header + #"<model><entity name="&x;"/></model>"#).utf8))),
+        Case(
+            name: "undeclared entity", id: "xml-malformed",
+            make: file("entity", Data((header + #"<model><entity name="&x;"/></model>"#).utf8))),
         Case(name: "50 MB attribute", id: "file-too-large") { directory, _ in
             let url = directory.appendingPathComponent("huge")
             var data = Data((header + #"<model><entity name=""#).utf8)
@@ -124,16 +133,26 @@ import Glibc
             try text.write(to: url, atomically: true, encoding: .utf8)
             return url.path
         },
-        Case(name: "invalid UTF-8", id: "xml-malformed", make: file("utf8", {
-            var data = Data((header + #"<model><entity name=""#).utf8)
-            data.append(contentsOf: [0xC3, 0x28, 0xFF, 0xFE])
-            data.append(Data(#""/></model>"#.utf8))
-            return data
-        }())),
-        Case(name: "truncated file", id: "xml-malformed", make: file("truncated", Data((header + #"<model><entity name="A"><attribute name="b" attri"#).utf8))),
-        Case(name: "wrong root element", id: "wrong-root-element", make: file("root", Data((header + #"<plist version="1.0"><dict/></plist>"#).utf8))),
+        Case(
+            name: "invalid UTF-8", id: "xml-malformed",
+            make: file(
+                "utf8",
+                {
+                    var data = Data((header + #"<model><entity name=""#).utf8)
+                    data.append(contentsOf: [0xC3, 0x28, 0xFF, 0xFE])
+                    data.append(Data(#""/></model>"#.utf8))
+                    return data
+                }())),
+        Case(
+            name: "truncated file", id: "xml-malformed",
+            make: file("truncated", Data((header + #"<model><entity name="A"><attribute name="b" attri"#).utf8))),
+        Case(
+            name: "wrong root element", id: "wrong-root-element",
+            make: file("root", Data((header + #"<plist version="1.0"><dict/></plist>"#).utf8))),
         Case(name: "empty file", id: "xml-malformed", make: file("empty", Data())),
-        Case(name: "binary garbage", id: "xml-malformed", make: file("garbage", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))),
+        Case(
+            name: "binary garbage", id: "xml-malformed",
+            make: file("garbage", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))),
         Case(name: "directory with no versions", id: "no-model-versions") { directory, _ in
             let bundle = directory.appendingPathComponent("Empty.xcdatamodeld")
             try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)

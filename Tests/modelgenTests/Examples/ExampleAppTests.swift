@@ -62,7 +62,10 @@ import Testing
             for (first, last) in [("Byron", "Lovelace"), ("Alan", "Turing"), ("Ada", "Lovelace"), ("Grace", "Hopper")] {
                 try app.ok("add-student", first, last)
             }
-            #expect(try app.ok("students") == ["1. Hopper, Grace", "2. Lovelace, Ada", "3. Lovelace, Byron", "4. Turing, Alan"])
+            #expect(
+                try app.ok("students") == [
+                    "1. Hopper, Grace", "2. Lovelace, Ada", "3. Lovelace, Byron", "4. Turing, Alan",
+                ])
             try app.ok("add-quiz", "Sets")
             try app.ok("add-quiz", "Logic")
             #expect(try app.ok("quizzes") == ["1. Logic", "2. Sets"])
@@ -141,14 +144,20 @@ import Testing
             try app.ok("assign", "Eve", "Acme", "Sales")
             try app.ok("assign", "Finn", "Zeta", "Sales")
             try app.ok("assign", "Gus", "Acme", "Research")
-            #expect(try app.ok("businesses") == ["Acme: departments Sales; employees Eve, Gus", "Zeta: departments Sales; employees Finn"])
+            #expect(
+                try app.ok("businesses") == [
+                    "Acme: departments Sales; employees Eve, Gus", "Zeta: departments Sales; employees Finn",
+                ])
             // Employees of one business: the business object in the predicate.
             #expect(try app.ok("employees", "Acme") == ["Eve, 30, department Sales", "Gus, 25, department Research"])
             #expect(try app.ok("employees", "Zeta") == ["Finn, 41, department Sales"])
             // Deleting a department nullifies: employees and businesses stay.
             try app.ok("delete-department", "Sales")
             #expect(try app.ok("departments") == ["Research: businesses none; employees Gus"])
-            #expect(try app.ok("businesses") == ["Acme: departments none; employees Eve, Gus", "Zeta: departments none; employees Finn"])
+            #expect(
+                try app.ok("businesses") == [
+                    "Acme: departments none; employees Eve, Gus", "Zeta: departments none; employees Finn",
+                ])
             #expect(try app.ok("employees", "Acme") == ["Eve, 30, department none", "Gus, 25, department Research"])
             #expect(try app.fails("employees", "Nobody").contains("no business named 'Nobody'"))
             #expect(try app.fails("add-employee", "Hal", "old").contains("age must be a whole number"))
@@ -160,7 +169,8 @@ import Testing
             let app = App("ships-singers-candy", in: directory)
             for (name, universe) in [
                 ("Enterprise", "Star Trek"), ("Executor", "Star Wars"), ("Millennium Falcon", "Star Wars"),
-                ("Serenity", "Firefly"), ("excalibur", "Babylon 5"), ("Defiant", "Star Trek"), ("Galactica", "Battlestar"),
+                ("Serenity", "Firefly"), ("excalibur", "Babylon 5"), ("Defiant", "Star Trek"),
+                ("Galactica", "Battlestar"),
             ] {
                 try app.ok("add-ship", name, universe)
             }
@@ -176,7 +186,8 @@ import Testing
                     "NOT name BEGINSWITH[c] \"e\": Defiant, Galactica, Millennium Falcon, Serenity",
                     "universe BEGINSWITH \"Star\" AND name < \"F\" AND NOT universe == %@: Executor",
                 ])
-            for (first, last) in [("Elvis", "Presley"), ("Ella", "Fitzgerald"), ("Taylor", "Swift"), ("Edith", "Piaf")] {
+            for (first, last) in [("Elvis", "Presley"), ("Ella", "Fitzgerald"), ("Taylor", "Swift"), ("Edith", "Piaf")]
+            {
                 try app.ok("add-singer", first, last)
             }
             // Key and prefix chosen at run time.
@@ -184,7 +195,9 @@ import Testing
             #expect(try app.ok("singers", "firstName", "El") == ["Ella Fitzgerald", "Elvis Presley"])
             #expect(try app.fails("singers", "voice", "A").contains("unknownKey"))
             // Each candy creates "UK" anew: the default policy fails the save and stores nothing.
-            #expect(try app.fails("add-candy", "UK", "United Kingdom", "Wine Gums", "Fruit Pastilles").contains("uniqueness"))
+            #expect(
+                try app.fails("add-candy", "UK", "United Kingdom", "Wine Gums", "Fruit Pastilles").contains(
+                    "uniqueness"))
             #expect(try app.ok("countries") == ["No countries."])
             try app.ok("add-candy", "--policy", "objectTrump", "UK", "United Kingdom", "Wine Gums", "Fruit Pastilles")
             try app.ok("add-candy", "--policy", "objectTrump", "UK", "United Kingdom", "Sherbet Lemons")
@@ -199,11 +212,12 @@ import Testing
             // The in-memory preview store: ten items and the sample users, nothing on disk.
             let preview = try app.ok("preview")
             #expect(preview.first == "Items: 10")
-            #expect(Array(preview.drop { $0 != "Users:" }.dropFirst()) == [
-                "00000000-0000-4000-8000-000000000003 Alan (running)",
-                "00000000-0000-4000-8000-000000000002 Grace (sailing)",
-                "00000000-0000-4000-8000-000000000001 Ada (mathematics)",
-            ])
+            #expect(
+                Array(preview.drop { $0 != "Users:" }.dropFirst()) == [
+                    "00000000-0000-4000-8000-000000000003 Alan (running)",
+                    "00000000-0000-4000-8000-000000000002 Grace (sailing)",
+                    "00000000-0000-4000-8000-000000000001 Ada (mathematics)",
+                ])
             #expect(!FileManager.default.fileExists(atPath: app.store))
             #expect(try app.ok("--in-memory", "users") == ["No users."])
             // Both fields are required.

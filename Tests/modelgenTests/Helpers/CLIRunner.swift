@@ -23,7 +23,9 @@ struct CLIRunner {
 
     /// Runs `program` in `directory` (the package root by default) with an empty standard input;
     /// after `timeout` seconds it is killed and the result says so.
-    static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil, timeout: Double = 600) throws -> Result {
+    static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil, timeout: Double = 600) throws
+        -> Result
+    {
         let result = try Subprocess.run(
             program.path, arguments, directory: (directory ?? packageRoot).path, timeout: timeout)
         if result.timedOut { Issue.record("timed out: \(result.stderr)") }

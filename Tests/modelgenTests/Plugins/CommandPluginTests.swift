@@ -12,7 +12,10 @@ import Testing
         let swift = URL(fileURLWithPath: "/usr/bin/env")
         return try CLIRunner.run(
             swift,
-            ["swift", "package", "--package-path", package.path, "--allow-writing-to-package-directory", "generate-model-code"]
+            [
+                "swift", "package", "--package-path", package.path, "--allow-writing-to-package-directory",
+                "generate-model-code",
+            ]
                 + arguments, in: package, timeout: 1_500)
     }
 
@@ -55,24 +58,30 @@ import Testing
         let model = try String(contentsOf: contents, encoding: .utf8)
         try model.replacingOccurrences(
             of: #"<attribute name="quantity""#,
-            with: #"<attribute name="sku" optional="YES" attributeType="String"/>"# + "\n        " + #"<attribute name="quantity""#
+            with: #"<attribute name="sku" optional="YES" attributeType="String"/>"# + "\n        "
+                + #"<attribute name="quantity""#
         ).write(to: contents, atomically: true, encoding: .utf8)
         let stale = try Self.generateModelCode(package, ["--check"])
         #expect(stale.status != 0)
         let staleOutput = stale.stdout + stale.stderr
         #expect(staleOutput.contains("Generated/Item.swift is out of date"), "\(staleOutput)")
         #expect(!staleOutput.contains("Bin.swift is out of date"))
-        #expect(committed["Item.swift"] == (try Data(contentsOf: generated.appendingPathComponent("Item.swift"))), "--check wrote")
+        #expect(
+            committed["Item.swift"] == (try Data(contentsOf: generated.appendingPathComponent("Item.swift"))),
+            "--check wrote")
         let update = try Self.generateModelCode(package, ["--target", "Inventory"])
         #expect(update.status == 0, "\(update.stderr)")
-        #expect(try String(contentsOf: generated.appendingPathComponent("Item.swift"), encoding: .utf8).contains("var sku: String?"))
+        #expect(
+            try String(contentsOf: generated.appendingPathComponent("Item.swift"), encoding: .utf8).contains(
+                "var sku: String?"))
         #expect(try Self.generateModelCode(package, ["--check"]).status == 0)
 
         // Removing an entity removes its file; a file of the user's in the folder stays.
         let note = generated.appendingPathComponent("Notes.swift")
         try "// Written by hand.\nlet inventoryNote = 1\n".write(to: note, atomically: true, encoding: .utf8)
         // The model without the entity Bin and the relationship to it.
-        var lines = try String(contentsOf: contents, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = try String(contentsOf: contents, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
         let binStart = try #require(lines.firstIndex { $0.contains(#"<entity name="Bin""#) })
         let binEnd = try #require(lines[binStart...].firstIndex { $0.contains("</entity>") })
         lines.removeSubrange(binStart...binEnd)
@@ -80,7 +89,10 @@ import Testing
         try lines.joined(separator: "\n").write(to: contents, atomically: true, encoding: .utf8)
         let removed = try Self.generateModelCode(package, [])
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: generated.path).sorted() == ["InventoryModel.swift", "Item.swift", "Notes.swift"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: generated.path).sorted() == [
+                "InventoryModel.swift", "Item.swift", "Notes.swift",
+            ])
 
         // Mistakes in the command's own arguments are errors that say what it takes.
         let wrong = try Self.generateModelCode(package, ["--chek"])

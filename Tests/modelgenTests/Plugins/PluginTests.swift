@@ -12,7 +12,8 @@ import Testing
     static func swiftBuild(_ package: URL) throws -> CLIRunner.Result {
         let swift = URL(fileURLWithPath: "/usr/bin/env")
         // The first build compiles modelgen again: minutes on two cores.
-        return try CLIRunner.run(swift, ["swift", "build", "--package-path", package.path], in: package, timeout: 1_500)
+        return try CLIRunner.run(
+            swift, ["swift", "build", "--package-path", package.path], in: package, timeout: 1_500)
     }
 
     /// The plugin's output for the consumer's model.
@@ -30,7 +31,8 @@ import Testing
         try FileManager.default.createSymbolicLink(
             at: directory.appendingPathComponent("modelgen"), withDestinationURL: CLIRunner.packageRoot)
         let package = directory.appendingPathComponent("consumer")
-        try FileManager.default.copyItem(at: CLIRunner.packageRoot.appendingPathComponent("Tests/PluginConsumer"), to: package)
+        try FileManager.default.copyItem(
+            at: CLIRunner.packageRoot.appendingPathComponent("Tests/PluginConsumer"), to: package)
         return package
     }
 
@@ -47,7 +49,8 @@ import Testing
         let generated = try Self.generatedFile(package)
         let before = try String(contentsOf: generated, encoding: .utf8)
         #expect(before.contains("\nfinal class Product"), "modelgen.json asks for internal access")
-        #expect(before.contains("final class Product: ManagedObject, Observation.Observable {"), "and observable classes")
+        #expect(
+            before.contains("final class Product: ManagedObject, Observation.Observable {"), "and observable classes")
 
         // An untouched rebuild does not run the generator. (SwiftPM relinks a tool built from
         // source on the first rebuild after a clean build, and a command whose tool changed runs
@@ -64,7 +67,8 @@ import Testing
         let model = try String(contentsOf: contents, encoding: .utf8)
         try model.replacingOccurrences(
             of: #"<attribute name="stock""#,
-            with: #"<attribute name="price" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"# + "\n        "
+            with: #"<attribute name="price" optional="YES" attributeType="Double" usesScalarValueType="YES"/>"#
+                + "\n        "
                 + #"<attribute name="stock""#
         ).write(to: contents, atomically: true, encoding: .utf8)
         let edited = try Self.swiftBuild(package)
@@ -89,6 +93,8 @@ import Testing
         try #"{ "access": "internal", "observabel": true }"#.write(to: options, atomically: true, encoding: .utf8)
         let misspelt = try Self.swiftBuild(package)
         #expect(misspelt.status != 0)
-        #expect((misspelt.stdout + misspelt.stderr).contains("modelgen.json: unknown option 'observabel'"), "\(misspelt.stdout)")
+        #expect(
+            (misspelt.stdout + misspelt.stderr).contains("modelgen.json: unknown option 'observabel'"),
+            "\(misspelt.stdout)")
     }
 }

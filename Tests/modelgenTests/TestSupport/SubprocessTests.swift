@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The test support's child processes, which every CLI, stress and PostgreSQL test relies on:
@@ -54,7 +54,8 @@ import Glibc
 
     @Test func statusErrorsAndDirectoryAreReported() throws {
         let directory = FileManager.default.temporaryDirectory.resolvingSymlinksInPath().path
-        let result = try Subprocess.run("/bin/sh", ["-c", "pwd; echo oops >&2; exit 3"], directory: directory, timeout: 60)
+        let result = try Subprocess.run(
+            "/bin/sh", ["-c", "pwd; echo oops >&2; exit 3"], directory: directory, timeout: 60)
         #expect(result.status == 3)
         #expect(result.stdout == directory + "\n")
         #expect(result.stderr == "oops\n")

@@ -19,7 +19,8 @@ struct OracleCase {
 
         var description: String {
             "oracle seed \(seed): \(finding)\n\(operations.count) operations:\n"
-                + operations.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n") + "\nmodel:\n\(model)"
+                + operations.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n")
+                + "\nmodel:\n\(model)"
         }
     }
 
@@ -30,14 +31,17 @@ struct OracleCase {
         guard var objectModel = FrontEnd().run(file, diagnostics: engine),
             case let schema = SchemaLowering().lower(objectModel, diagnostics: engine), let schema, !engine.hasErrors
         else {
-            throw OracleFinding("a model Xcode accepts was refused: " + engine.sorted.map { "\($0)" }.joined(separator: "; "))
+            throw OracleFinding(
+                "a model Xcode accepts was refused: " + engine.sorted.map { "\($0)" }.joined(separator: "; "))
         }
         objectModel.modelName = "Oracle"
         return runtimeModel(objectModel, schema, model)
     }
 
     /// The runtime model of a loaded model, new objects starting with `model`'s defaults.
-    static func runtimeModel(_ objectModel: ObjectModel, _ schema: RelationalSchema, _ model: OracleModel) -> PersistentStore.Model {
+    static func runtimeModel(_ objectModel: ObjectModel, _ schema: RelationalSchema, _ model: OracleModel)
+        -> PersistentStore.Model
+    {
         RuntimeSeeder.runtimeModel(objectModel, schema, patterns: false) { entityName, attributeName in
             guard let entity = model.entities.indices.first(where: { model.entities[$0].name == entityName }),
                 let attribute = model.attributes(of: entity).first(where: { $0.name == attributeName })
@@ -56,13 +60,16 @@ struct OracleCase {
         } catch {
             return (OracleTally(), Failure(seed: seed, finding: "\(error)", model: model.xml, operations: []))
         }
-        return Self.run(model: model, runtime: runtime, random: &random, seed: seed, operationCount: operationCount, in: directory, label: model.xml)
+        return Self.run(
+            model: model, runtime: runtime, random: &random, seed: seed, operationCount: operationCount, in: directory,
+            label: model.xml)
     }
 
     /// Random operations on `model` (its runtime form `runtime`), every step checked; `label`
     /// names the model in a failure.
     static func run(
-        model: OracleModel, runtime: PersistentStore.Model, random: inout OracleRandom, seed: UInt64, operationCount: Int,
+        model: OracleModel, runtime: PersistentStore.Model, random: inout OracleRandom, seed: UInt64,
+        operationCount: Int,
         in directory: OraclePlace, label: String
     ) -> (OracleTally, Failure?) {
         var operations: [OracleOperation] = []
@@ -93,7 +100,9 @@ struct OracleCase {
     }
 
     /// The finding of `operations` replayed on a new store, or nil when they pass.
-    static func replay(_ operations: [OracleOperation], model: OracleModel, runtime: PersistentStore.Model, location: OracleStore) -> String? {
+    static func replay(
+        _ operations: [OracleOperation], model: OracleModel, runtime: PersistentStore.Model, location: OracleStore
+    ) -> String? {
         location.remove()
         defer { location.remove() }
         do {
@@ -158,7 +167,9 @@ struct OracleGenerator {
         let id = random.pick(live)
         let entity = state.objects[id]!.entity
         if roll < 350 {
-            guard let attribute = model.attributes(of: entity).randomElement(using: &random) else { return inspectOrQuery(state, id, &random) }
+            guard let attribute = model.attributes(of: entity).randomElement(using: &random) else {
+                return inspectOrQuery(state, id, &random)
+            }
             let value = attribute.isOptional && random.chance(25) ? nil : fresh(attribute, &random)
             return .set(id: id, attribute: attribute.name, value: value)
         }
@@ -181,13 +192,19 @@ struct OracleGenerator {
         if roll < 710 { return .rollback }
         if roll < 725 { return .reopen }
         if roll < 745, let (ref, relationship) = model.relationships(of: entity).randomElement(using: &random) {
-            let saved = run.saved.objects.keys.sorted().filter { model.isKind(run.saved.objects[$0]!.entity, of: relationship.destination) }
-            if let target = saved.randomElement(using: &random) { return .crossLink(id: id, relationship: ref, target: target) }
+            let saved = run.saved.objects.keys.sorted().filter {
+                model.isKind(run.saved.objects[$0]!.entity, of: relationship.destination)
+            }
+            if let target = saved.randomElement(using: &random) {
+                return .crossLink(id: id, relationship: ref, target: target)
+            }
         }
         return inspectOrQuery(state, id, &random)
     }
 
-    private mutating func inspectOrQuery(_ state: OracleState, _ id: Int, _ random: inout OracleRandom) -> OracleOperation {
+    private mutating func inspectOrQuery(_ state: OracleState, _ id: Int, _ random: inout OracleRandom)
+        -> OracleOperation
+    {
         if random.chance(15) { return .inspect(id: id) }
         return .query(query(state, &random))
     }
@@ -201,8 +218,11 @@ struct OracleGenerator {
             let needed = !attribute.isOptional && attribute.defaultValue == nil
             if (needed && random.chance(97)) || random.chance(45) { values[attribute.name] = fresh(attribute, &random) }
         }
-        for (ref, relationship) in model.relationships(of: entity) where !relationship.isToMany && !relationship.isOptional {
-            let candidates = state.objects.keys.sorted().filter { model.isKind(state.objects[$0]!.entity, of: relationship.destination) }
+        for (ref, relationship) in model.relationships(of: entity)
+        where !relationship.isToMany && !relationship.isOptional {
+            let candidates = state.objects.keys.sorted().filter {
+                model.isKind(state.objects[$0]!.entity, of: relationship.destination)
+            }
             if let target = candidates.randomElement(using: &random), random.chance(95) {
                 queued.append(.setToOne(id: id, relationship: ref, target: target))
             }
@@ -235,7 +255,8 @@ struct OracleGenerator {
         let limit: Int? = random.chance(25) ? random.pick([0, 1, 2, 5]) : nil
         let offset = random.chance(15) ? 1 + random.below(2) : 0
         return OracleQuery(
-            entity: entity, predicate: predicate, sort: sort, limit: limit, offset: offset, argumentsFromOtherContext: random.chance(15),
+            entity: entity, predicate: predicate, sort: sort, limit: limit, offset: offset,
+            argumentsFromOtherContext: random.chance(15),
             alsoFresh: random.chance(30))
     }
 }

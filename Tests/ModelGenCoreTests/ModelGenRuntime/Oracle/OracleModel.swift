@@ -49,7 +49,9 @@ struct OracleModel {
     }
 
     enum Rule: String, CaseIterable {
-        case nullify = "Nullify", cascade = "Cascade", deny = "Deny"
+        case nullify = "Nullify"
+        case cascade = "Cascade"
+        case deny = "Deny"
     }
 
     struct Attribute {
@@ -104,14 +106,19 @@ struct OracleModel {
     func attributes(of entity: Int) -> [Attribute] { lineage(entity).flatMap { entities[$0].attributes } }
 
     func relationships(of entity: Int) -> [(RelationshipRef, Relationship)] {
-        lineage(entity).flatMap { owner in entities[owner].relationships.map { (RelationshipRef(entity: owner, name: $0.name), $0) } }
+        lineage(entity).flatMap { owner in
+            entities[owner].relationships.map { (RelationshipRef(entity: owner, name: $0.name), $0) }
+        }
     }
 
-    func relationship(_ ref: RelationshipRef) -> Relationship { entities[ref.entity].relationships.first { $0.name == ref.name }! }
+    func relationship(_ ref: RelationshipRef) -> Relationship {
+        entities[ref.entity].relationships.first { $0.name == ref.name }!
+    }
 
     func inverse(of ref: RelationshipRef) -> RelationshipRef {
         let relationship = relationship(ref)
-        return RelationshipRef(entity: relationship.inverseEntity ?? relationship.destination, name: relationship.inverse)
+        return RelationshipRef(
+            entity: relationship.inverseEntity ?? relationship.destination, name: relationship.inverse)
     }
 
     /// Whether `entity` is `ancestor` or below it.
@@ -176,13 +183,17 @@ struct OracleModel {
                 if random.chance(50) { forward.minCount = random.below(2) }
                 if random.chance(40) { forward.maxCount = 3 }
             }
-            if !inverseToMany && options.requiredToOne && random.chance(20) && source != destination { inverse.isOptional = false }
+            if !inverseToMany && options.requiredToOne && random.chance(20) && source != destination {
+                inverse.isOptional = false
+            }
             entities[source].relationships.append(forward)
             entities[destination].relationships.append(inverse)
         }
         if options.uniqueness, random.chance(30) {
             let root = random.below(roots)
-            if let attribute = entities[root].attributes.first(where: { [.string, .int64, .int32].contains($0.kind) && !$0.isOptional }) {
+            if let attribute = entities[root].attributes.first(where: {
+                [.string, .int64, .int32].contains($0.kind) && !$0.isOptional
+            }) {
                 entities[root].unique = [attribute.name]
             }
         }
@@ -199,7 +210,9 @@ struct OracleModel {
             let kind = random.pick(Kind.allCases)
             let isOptional = random.chance(60)
             var defaultValue: OracleValue?
-            if [.int16, .int32, .int64, .double, .float, .decimal, .string, .bool].contains(kind), random.chance(isOptional ? 20 : 60) {
+            if [.int16, .int32, .int64, .double, .float, .decimal, .string, .bool].contains(kind),
+                random.chance(isOptional ? 20 : 60)
+            {
                 defaultValue = OracleValue.random(kind, &random)
                 if case .double(let number)? = defaultValue, !number.isFinite { defaultValue = nil }
             }
@@ -211,7 +224,9 @@ struct OracleModel {
 
     var xml: String {
         var text = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
-        text += #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23F79" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"# + "\n"
+        text +=
+            #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23F79" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">"#
+            + "\n"
         for entity in entities {
             var head = #"    <entity name="\#(entity.name)" representedClassName="\#(entity.name)""#
             if entity.isAbstract { head += #" isAbstract="YES""# }
@@ -222,7 +237,9 @@ struct OracleModel {
                 if attribute.isOptional { line += #" optional="YES""# }
                 line += #" attributeType="\#(attribute.kind.xmlType)""#
                 if let value = attribute.defaultValue { line += #" defaultValueString="\#(value.xmlDefault)""# }
-                if [.int16, .int32, .int64, .double, .float, .bool].contains(attribute.kind) { line += #" usesScalarValueType="YES""# }
+                if [.int16, .int32, .int64, .double, .float, .bool].contains(attribute.kind) {
+                    line += #" usesScalarValueType="YES""#
+                }
                 text += line + "/>\n"
             }
             for relationship in entity.relationships {
@@ -237,7 +254,8 @@ struct OracleModel {
                 }
                 if relationship.isOrdered { line += #" ordered="YES""# }
                 let destination = entities[relationship.destination].name
-                line += #" deletionRule="\#(relationship.rule.rawValue)" destinationEntity="\#(destination)" inverseName="\#(relationship.inverse)" inverseEntity="\#(destination)"/>"#
+                line +=
+                    #" deletionRule="\#(relationship.rule.rawValue)" destinationEntity="\#(destination)" inverseName="\#(relationship.inverse)" inverseEntity="\#(destination)"/>"#
                 text += line + "\n"
             }
             if let unique = entity.unique {

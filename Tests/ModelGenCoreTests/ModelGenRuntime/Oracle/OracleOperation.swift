@@ -19,15 +19,20 @@ enum OracleOperation: CustomStringConvertible {
     var description: String {
         switch self {
         case .insert(let id, let entity, let values):
-            "insert #\(id) E\(entity) " + values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        case .set(let id, let attribute, let value): "set #\(id).\(attribute) = \(value.map(String.init(describing:)) ?? "nil")"
-        case .setToOne(let id, let relationship, let target): "set #\(id).\(relationship.name) = \(target.map { "#\($0)" } ?? "nil")"
-        case .setToMany(let id, let relationship, let targets): "set #\(id).\(relationship.name) = \(targets.map { "#\($0)" })"
+            "insert #\(id) E\(entity) "
+                + values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        case .set(let id, let attribute, let value):
+            "set #\(id).\(attribute) = \(value.map(String.init(describing:)) ?? "nil")"
+        case .setToOne(let id, let relationship, let target):
+            "set #\(id).\(relationship.name) = \(target.map { "#\($0)" } ?? "nil")"
+        case .setToMany(let id, let relationship, let targets):
+            "set #\(id).\(relationship.name) = \(targets.map { "#\($0)" })"
         case .delete(let id): "delete #\(id)"
         case .save: "save"
         case .rollback: "rollback"
         case .reopen: "reopen"
-        case .crossLink(let id, let relationship, let target): "link #\(id).\(relationship.name) to #\(target) of another context"
+        case .crossLink(let id, let relationship, let target):
+            "link #\(id).\(relationship.name) to #\(target) of another context"
         case .inspect(let id): "inspect #\(id)"
         case .query(let query): "query \(query)"
         }
@@ -50,7 +55,10 @@ struct OracleQuery: CustomStringConvertible {
     var description: String {
         var text = "E\(entity)"
         if let predicate { text += " where \(predicate.debugText)" }
-        if !sort.isEmpty { text += " sorted by " + sort.map { "\($0.0)\($0.1 ? "↑" : "↓")\($0.2 ? "[c]" : "")" }.joined(separator: ", ") }
+        if !sort.isEmpty {
+            text +=
+                " sorted by " + sort.map { "\($0.0)\($0.1 ? "↑" : "↓")\($0.2 ? "[c]" : "")" }.joined(separator: ", ")
+        }
         if let limit { text += " limit \(limit)" }
         if offset > 0 { text += " offset \(offset)" }
         if argumentsFromOtherContext { text += " (objects of another context)" }

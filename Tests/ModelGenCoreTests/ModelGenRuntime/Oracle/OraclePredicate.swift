@@ -4,18 +4,27 @@ import Foundation
 /// arguments, and evaluated by brute force over `OracleState` with NSPredicate's semantics: a key
 /// path through a nil to-one has the value nil; a collection through a nil to-one is empty.
 indirect enum OraclePredicate {
-    enum Quantifier: String { case any = "ANY", all = "ALL", none = "NONE" }
+    enum Quantifier: String {
+        case any = "ANY"
+        case all = "ALL"
+        case none = "NONE"
+    }
 
     case constant(Bool)
     case not(OraclePredicate)
     case and([OraclePredicate])
     case or([OraclePredicate])
     /// `hops.attribute op value` (hops: to-one relationships).
-    case compare(hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, op: String, options: String, value: OracleValue?)
+    case compare(
+        hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, op: String, options: String,
+        value: OracleValue?)
     case among(hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, values: [OracleValue])
-    case between(hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, low: OracleValue, high: OracleValue)
+    case between(
+        hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, low: OracleValue, high: OracleValue)
     /// `ANY|ALL|NONE hops.many.attribute op value`.
-    case quantified(Quantifier, hops: [OracleModel.RelationshipRef], many: OracleModel.RelationshipRef, attribute: OracleModel.Attribute, op: String, value: OracleValue)
+    case quantified(
+        Quantifier, hops: [OracleModel.RelationshipRef], many: OracleModel.RelationshipRef,
+        attribute: OracleModel.Attribute, op: String, value: OracleValue)
     case count(many: OracleModel.RelationshipRef, op: String, value: Int)
     /// `hops.toOne == object` (or `!=`; nil for no object).
     case identity(hops: [OracleModel.RelationshipRef], toOne: OracleModel.RelationshipRef, equal: Bool, object: Int?)
@@ -33,7 +42,9 @@ indirect enum OraclePredicate {
     }
 
     private func render(_ model: OracleModel, _ object: (Int) -> Any, _ arguments: inout [Any?]) -> String {
-        func path(_ hops: [OracleModel.RelationshipRef], _ last: String) -> String { (hops.map(\.name) + [last]).joined(separator: ".") }
+        func path(_ hops: [OracleModel.RelationshipRef], _ last: String) -> String {
+            (hops.map(\.name) + [last]).joined(separator: ".")
+        }
         func argument(_ value: OracleValue?, _ kind: OracleModel.Kind) -> String {
             guard let value else { return "nil" }
             arguments.append(value.runtimeValue(kind))
@@ -42,7 +53,8 @@ indirect enum OraclePredicate {
         switch self {
         case .constant(let flag): return flag ? "TRUEPREDICATE" : "FALSEPREDICATE"
         case .not(let inner): return "NOT (\(inner.render(model, object, &arguments)))"
-        case .and(let terms): return terms.map { "(\($0.render(model, object, &arguments)))" }.joined(separator: " AND ")
+        case .and(let terms):
+            return terms.map { "(\($0.render(model, object, &arguments)))" }.joined(separator: " AND ")
         case .or(let terms): return terms.map { "(\($0.render(model, object, &arguments)))" }.joined(separator: " OR ")
         case .compare(let hops, let attribute, let op, let options, let value):
             let optionText = options.isEmpty ? "" : "[\(options)]"
@@ -54,7 +66,8 @@ indirect enum OraclePredicate {
             arguments.append([low.runtimeValue(attribute.kind), high.runtimeValue(attribute.kind)])
             return "\(path(hops, attribute.name)) BETWEEN %@"
         case .quantified(let quantifier, let hops, let many, let attribute, let op, let value):
-            return "\(quantifier.rawValue) \(path(hops + [many], attribute.name)) \(op) \(argument(value, attribute.kind))"
+            return
+                "\(quantifier.rawValue) \(path(hops + [many], attribute.name)) \(op) \(argument(value, attribute.kind))"
         case .count(let many, let op, let value):
             return "\(many.name).@count \(op) \(value)"
         case .identity(let hops, let toOne, let equal, let target):
@@ -80,10 +93,14 @@ indirect enum OraclePredicate {
             let value = Self.follow(state, id, hops).flatMap { state.value($0, attribute.name) }
             return Self.compare(value, op, options, operand)
         case .among(let hops, let attribute, let values):
-            guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }) else { return false }
+            guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }) else {
+                return false
+            }
             return values.contains { OracleValue.equal(value, $0) && !$0.isNaN }
         case .between(let hops, let attribute, let low, let high):
-            guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }), !value.isNaN, !low.isNaN, !high.isNaN else {
+            guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }), !value.isNaN,
+                !low.isNaN, !high.isNaN
+            else {
                 return false
             }
             return OracleValue.order(value, low) >= 0 && OracleValue.order(value, high) <= 0
@@ -217,7 +234,9 @@ struct OraclePredicateMaker {
     private func hops(_ entity: Int, _ random: inout OracleRandom) -> ([OracleModel.RelationshipRef], Int) {
         var path: [OracleModel.RelationshipRef] = []
         var current = entity
-        while path.count < 2, random.chance(path.isEmpty ? 35 : 25), let hop = toOnes(current).randomElement(using: &random) {
+        while path.count < 2, random.chance(path.isEmpty ? 35 : 25),
+            let hop = toOnes(current).randomElement(using: &random)
+        {
             path.append(hop)
             current = model.relationship(hop).destination
         }
@@ -229,7 +248,11 @@ struct OraclePredicateMaker {
         // Values of the attribute itself (a sibling's same-named attribute may be of another kind).
         let present = state.objects.keys.sorted().compactMap { id -> OracleValue? in
             let object = state.objects[id]!
-            guard model.attributes(of: object.entity).contains(where: { $0.name == attribute.name && $0.kind == attribute.kind }) else { return nil }
+            guard
+                model.attributes(of: object.entity).contains(where: {
+                    $0.name == attribute.name && $0.kind == attribute.kind
+                })
+            else { return nil }
             return object.values[attribute.name]
         }
         if !present.isEmpty && random.chance(70) { return random.pick(present) }
@@ -255,7 +278,9 @@ struct OraclePredicateMaker {
             if let attribute = model.attributes(of: destination).randomElement(using: &random) {
                 let quantifier = random.pick([OraclePredicate.Quantifier.any, .all, .none])
                 let op = attribute.kind.isOrdered ? random.pick(["==", "!=", "<", ">"]) : random.pick(["==", "!="])
-                return .quantified(quantifier, hops: [], many: many, attribute: attribute, op: op, value: someValue(attribute, &random))
+                return .quantified(
+                    quantifier, hops: [], many: many, attribute: attribute, op: op, value: someValue(attribute, &random)
+                )
             }
         }
         let (path, reached) = hops(entity, &random)
@@ -265,12 +290,17 @@ struct OraclePredicateMaker {
         }
         let attributes = model.attributes(of: reached)
         guard let attribute = attributes.randomElement(using: &random) else { return .constant(random.chance(50)) }
-        if random.chance(8) { return .compare(hops: path, attribute: attribute, op: random.pick(["==", "!="]), options: "", value: nil) }
         if random.chance(8) {
-            return .among(hops: path, attribute: attribute, values: (0..<1 + random.below(3)).map { _ in someValue(attribute, &random) })
+            return .compare(hops: path, attribute: attribute, op: random.pick(["==", "!="]), options: "", value: nil)
+        }
+        if random.chance(8) {
+            return .among(
+                hops: path, attribute: attribute,
+                values: (0..<1 + random.below(3)).map { _ in someValue(attribute, &random) })
         }
         if attribute.kind.isOrdered && attribute.kind != .bool && random.chance(8) {
-            let a = someValue(attribute, &random), b = someValue(attribute, &random)
+            let a = someValue(attribute, &random)
+            let b = someValue(attribute, &random)
             let (low, high) = OracleValue.order(a, b) <= 0 ? (a, b) : (b, a)
             return .between(hops: path, attribute: attribute, low: low, high: high)
         }
@@ -278,13 +308,16 @@ struct OraclePredicateMaker {
             let op = random.pick(Self.stringOperators)
             let options = random.pick(["", "", "c", "d", "cd"])
             let pattern: OracleValue =
-                op == "LIKE" ? .string(random.pick(Self.patterns)) : op == "MATCHES" ? .string(random.pick(Self.expressions)) : someValue(attribute, &random)
+                op == "LIKE"
+                ? .string(random.pick(Self.patterns))
+                : op == "MATCHES" ? .string(random.pick(Self.expressions)) : someValue(attribute, &random)
             return .compare(hops: path, attribute: attribute, op: op, options: options, value: pattern)
         }
         let operators = attribute.kind.isOrdered ? ["==", "!=", "<", "<=", ">", ">="] : ["==", "!="]
         let op = random.pick(operators)
         let options = attribute.kind == .string && (op == "==" || op == "!=") ? random.pick(["", "", "c", "cd"]) : ""
-        return .compare(hops: path, attribute: attribute, op: op, options: options, value: someValue(attribute, &random))
+        return .compare(
+            hops: path, attribute: attribute, op: op, options: options, value: someValue(attribute, &random))
     }
 }
 

@@ -23,7 +23,8 @@ struct OracleTally {
     static func + (a: OracleTally, b: OracleTally) -> OracleTally {
         OracleTally(
             cases: a.cases + b.cases, operations: a.operations + b.operations, queries: a.queries + b.queries,
-            predicates: a.predicates + b.predicates, comparedObjects: a.comparedObjects + b.comparedObjects, saves: a.saves + b.saves,
+            predicates: a.predicates + b.predicates, comparedObjects: a.comparedObjects + b.comparedObjects,
+            saves: a.saves + b.saves,
             refusedSaves: a.refusedSaves + b.refusedSaves, reopens: a.reopens + b.reopens)
     }
 }
@@ -31,20 +32,26 @@ struct OracleTally {
 /// The entry point a dynamic entity class gives the oracle: a fetch and a count typed for the class.
 protocol OracleQuerying {
     static func oracleQuery(
-        _ context: ObjectContext, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?, offset: Int
+        _ context: ObjectContext, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?,
+        offset: Int
     ) throws(DatabaseError) -> (objects: [ManagedObject], count: Int)
 }
 
 extension DynamicEntity: OracleQuerying {
     static func oracleQuery(
-        _ context: ObjectContext, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?, offset: Int
+        _ context: ObjectContext, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?,
+        offset: Int
     ) throws(DatabaseError) -> (objects: [ManagedObject], count: Int) {
-        let predicate = try format.map { text throws(DatabaseError) in try ObjectPredicate<DynamicEntity>(format: text, arguments: arguments) }
+        let predicate = try format.map { text throws(DatabaseError) in
+            try ObjectPredicate<DynamicEntity>(format: text, arguments: arguments)
+        }
         var descriptors: [ObjectSortDescriptor<DynamicEntity>] = []
         for (key, ascending, caseInsensitive) in sort {
-            descriptors.append(try ObjectSortDescriptor(key: key, ascending: ascending, caseInsensitive: caseInsensitive))
+            descriptors.append(
+                try ObjectSortDescriptor(key: key, ascending: ascending, caseInsensitive: caseInsensitive))
         }
-        let request = FetchRequest<DynamicEntity>(predicate: predicate, sortDescriptors: descriptors, fetchLimit: limit, fetchOffset: offset)
+        let request = FetchRequest<DynamicEntity>(
+            predicate: predicate, sortDescriptors: descriptors, fetchLimit: limit, fetchOffset: offset)
         return (try context.fetch(request), try context.count(request))
     }
 }
@@ -100,13 +107,19 @@ final class OracleRun {
             guard state.objects[id] != nil else { return false }
             try setAttribute(id, name, value)
         case .setToOne(let id, let ref, let target):
-            guard let object = objects[id], state.objects[id] != nil, target.map({ state.objects[$0] != nil }) ?? true else { return false }
-            try runtimeCall("set \(ref.name)") { () throws(DatabaseError) in try object.setValue(target.map { objects[$0]! }, forKey: ref.name) }
+            guard let object = objects[id], state.objects[id] != nil, target.map({ state.objects[$0] != nil }) ?? true
+            else { return false }
+            try runtimeCall("set \(ref.name)") { () throws(DatabaseError) in
+                try object.setValue(target.map { objects[$0]! }, forKey: ref.name)
+            }
             state.setToOne(id, ref, target)
         case .setToMany(let id, let ref, let targets):
-            guard let object = objects[id], state.objects[id] != nil, targets.allSatisfy({ state.objects[$0] != nil }) else { return false }
+            guard let object = objects[id], state.objects[id] != nil, targets.allSatisfy({ state.objects[$0] != nil })
+            else { return false }
             let destinations = targets.map { objects[$0]! }
-            try runtimeCall("set \(ref.name)") { () throws(DatabaseError) in try object.setValue(destinations, forKey: ref.name) }
+            try runtimeCall("set \(ref.name)") { () throws(DatabaseError) in
+                try object.setValue(destinations, forKey: ref.name)
+            }
             state.setToMany(id, ref, targets)
         case .delete(let id):
             guard let object = objects[id], state.objects[id] != nil else { return false }
@@ -120,7 +133,9 @@ final class OracleRun {
         case .reopen:
             try reopen()
         case .crossLink(let id, let ref, let target):
-            guard let object = objects[id], state.objects[id] != nil, let row = saved.objects[target]?.row else { return false }
+            guard let object = objects[id], state.objects[id] != nil, let row = saved.objects[target]?.row else {
+                return false
+            }
             let other = store.newContext()
             guard let foreign = try savedObjects(in: other)[target], foreign.objectID.rowID == row else {
                 throw OracleFinding("saved #\(target) is not found in a new context")
@@ -130,14 +145,18 @@ final class OracleRun {
                 try object.setValue(value, forKey: ref.name)
                 throw OracleFinding("linking #\(id).\(ref.name) to an object of another context was accepted")
             } catch let error as DatabaseError {
-                guard error.code == .misuse else { throw OracleFinding("a link across contexts was refused with \(error), not .misuse") }
+                guard error.code == .misuse else {
+                    throw OracleFinding("a link across contexts was refused with \(error), not .misuse")
+                }
             }
             withExtendedLifetime(other) {}
         case .inspect(let id):
             guard state.objects[id] != nil, !state.hasDenyConflict else { return false }
             try inspect(id)
         case .query(let query):
-            guard !state.hasDenyConflict, query.predicate?.objectIDs.allSatisfy({ state.objects[$0] != nil && objects[$0] != nil }) ?? true else {
+            guard !state.hasDenyConflict,
+                query.predicate?.objectIDs.allSatisfy({ state.objects[$0] != nil && objects[$0] != nil }) ?? true
+            else {
                 return false
             }
             try check(query)
@@ -154,8 +173,12 @@ final class OracleRun {
     }
 
     private func setAttribute(_ id: Int, _ name: String, _ value: OracleValue?) throws {
-        guard let attribute = attribute(id, name), let object = objects[id] else { throw OracleFinding("no attribute \(name) on #\(id)") }
-        try runtimeCall("set \(name)") { () throws(DatabaseError) in try object.setValue(value?.runtimeValue(attribute.kind), forKey: name) }
+        guard let attribute = attribute(id, name), let object = objects[id] else {
+            throw OracleFinding("no attribute \(name) on #\(id)")
+        }
+        try runtimeCall("set \(name)") { () throws(DatabaseError) in
+            try object.setValue(value?.runtimeValue(attribute.kind), forKey: name)
+        }
         state.objects[id]!.values[name] = value
     }
 
@@ -186,7 +209,9 @@ final class OracleRun {
         if let first = violations.first { throw OracleFinding("save accepted a state Core Data refuses: \(first)") }
         var rows: [Int: Int64] = [:]
         for id in state.objects.keys {
-            guard let object = objects[id], !object.objectID.isTemporary else { throw OracleFinding("#\(id) has no row after the save") }
+            guard let object = objects[id], !object.objectID.isTemporary else {
+                throw OracleFinding("#\(id) has no row after the save")
+            }
             rows[id] = object.objectID.rowID
         }
         state.committed(rows: rows)
@@ -210,14 +235,17 @@ final class OracleRun {
         context = store.newContext()
         objects = try savedObjects(in: context)
         for (id, object) in saved.objects.sorted(by: { $0.key < $1.key }) where objects[id] == nil {
-            throw OracleFinding("after reopening, #\(id) (\(model.entities[object.entity].name) row \(object.row!)) is missing")
+            throw OracleFinding(
+                "after reopening, #\(id) (\(model.entities[object.entity].name) row \(object.row!)) is missing")
         }
         // No object more than the state holds, of any entity.
         for root in model.entities.indices where model.entities[root].parent == nil {
             let (all, count) = try query(root, format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: context)
             let expected = saved.objects.values.filter { model.isKind($0.entity, of: root) }.count
             guard all.count == expected, count == expected else {
-                throw OracleFinding("after reopening, \(model.entities[root].name) has \(all.count) objects (count \(count)), expected \(expected)")
+                throw OracleFinding(
+                    "after reopening, \(model.entities[root].name) has \(all.count) objects (count \(count)), expected \(expected)"
+                )
             }
         }
         for id in saved.objects.keys.sorted() { try inspect(id) }
@@ -226,11 +254,18 @@ final class OracleRun {
     /// The objects of `context` for the saved state's objects, by oracle id: every hierarchy
     /// fetched once, each row matched by its entity and `_pk`.
     private func savedObjects(in context: ObjectContext) throws -> [Int: ManagedObject] {
-        let ids = Dictionary(uniqueKeysWithValues: saved.objects.map { ("\(model.entities[$0.value.entity].name)/\($0.value.row!)", $0.key) })
+        let ids = Dictionary(
+            uniqueKeysWithValues: saved.objects.map {
+                ("\(model.entities[$0.value.entity].name)/\($0.value.row!)", $0.key)
+            })
         var found: [Int: ManagedObject] = [:]
         for root in model.entities.indices where model.entities[root].parent == nil {
-            for object in try query(root, format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: context).objects {
-                if let id = ids["\(type(of: object).entityDescription.name)/\(object.objectID.rowID)"] { found[id] = object }
+            for object in try query(root, format: nil, arguments: [], sort: [], limit: nil, offset: 0, in: context)
+                .objects
+            {
+                if let id = ids["\(type(of: object).entityDescription.name)/\(object.objectID.rowID)"] {
+                    found[id] = object
+                }
             }
         }
         return found
@@ -239,11 +274,15 @@ final class OracleRun {
     // MARK: - Checking
 
     private func query(
-        _ entity: Int, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?, offset: Int, in context: ObjectContext
+        _ entity: Int, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?, offset: Int,
+        in context: ObjectContext
     ) throws -> (objects: [ManagedObject], count: Int) {
-        guard let type = entities[entity].objectType as? any OracleQuerying.Type else { throw OracleFinding("no class for \(entity)") }
+        guard let type = entities[entity].objectType as? any OracleQuerying.Type else {
+            throw OracleFinding("no class for \(entity)")
+        }
         do {
-            return try type.oracleQuery(context, format: format, arguments: arguments, sort: sort, limit: limit, offset: offset)
+            return try type.oracleQuery(
+                context, format: format, arguments: arguments, sort: sort, limit: limit, offset: offset)
         } catch {
             throw OracleFinding("query \(format ?? "all") threw \(error)")
         }
@@ -260,30 +299,44 @@ final class OracleRun {
         }
         for attribute in model.attributes(of: expected.entity) {
             let read: Any?
-            do { read = try object.value(forKey: attribute.name) } catch { throw OracleFinding("reading #\(id).\(attribute.name) threw \(error)") }
-            let value = read.flatMap { OracleValue.from(runtime: $0, attribute.kind) }
-            if read != nil && value == nil { throw OracleFinding("#\(id).\(attribute.name) read \(read!) of type \(type(of: read!))") }
-            let want = expected.values[attribute.name]
-            let same = switch (value, want) {
-            case (nil, nil): true
-            case (let a?, let b?): a.isIdentical(to: b)
-            default: false
+            do { read = try object.value(forKey: attribute.name) } catch {
+                throw OracleFinding("reading #\(id).\(attribute.name) threw \(error)")
             }
+            let value = read.flatMap { OracleValue.from(runtime: $0, attribute.kind) }
+            if read != nil && value == nil {
+                throw OracleFinding("#\(id).\(attribute.name) read \(read!) of type \(type(of: read!))")
+            }
+            let want = expected.values[attribute.name]
+            let same =
+                switch (value, want) {
+                case (nil, nil): true
+                case (let a?, let b?): a.isIdentical(to: b)
+                default: false
+                }
             if !same {
-                throw OracleFinding("#\(id).\(attribute.name) is \(value.map { "\($0)" } ?? "nil"), expected \(want.map { "\($0)" } ?? "nil")")
+                throw OracleFinding(
+                    "#\(id).\(attribute.name) is \(value.map { "\($0)" } ?? "nil"), expected \(want.map { "\($0)" } ?? "nil")"
+                )
             }
         }
         let ids = Dictionary(uniqueKeysWithValues: objects.map { (ObjectIdentifier($0.value), $0.key) })
         for (ref, relationship) in model.relationships(of: expected.entity) {
             let read: Any?
-            do { read = try object.value(forKey: ref.name) } catch { throw OracleFinding("reading #\(id).\(ref.name) threw \(error)") }
+            do { read = try object.value(forKey: ref.name) } catch {
+                throw OracleFinding("reading #\(id).\(ref.name) threw \(error)")
+            }
             let found: [Int?] =
                 relationship.isToMany
                 ? ((read as? [ManagedObject]) ?? []).map { ids[ObjectIdentifier($0)] }
                 : [(read as? ManagedObject).map { ids[ObjectIdentifier($0)] } ?? nil].compactMap { $0 }
             let want = state.targets(id, ref)
-            let same = relationship.isOrdered ? found == want.map(Optional.some) : Set(found) == Set(want.map(Optional.some))
-            if !same { throw OracleFinding("#\(id).\(ref.name) leads to \(found.map { $0.map { "#\($0)" } ?? "?" }), expected \(want.map { "#\($0)" })") }
+            let same =
+                relationship.isOrdered ? found == want.map(Optional.some) : Set(found) == Set(want.map(Optional.some))
+            if !same {
+                throw OracleFinding(
+                    "#\(id).\(ref.name) leads to \(found.map { $0.map { "#\($0)" } ?? "?" }), expected \(want.map { "#\($0)" })"
+                )
+            }
         }
     }
 
@@ -303,20 +356,26 @@ final class OracleRun {
         }
     }
 
-    private func check(_ query: OracleQuery, context: ObjectContext, objects: [Int: ManagedObject], state: OracleState) throws {
+    private func check(_ query: OracleQuery, context: ObjectContext, objects: [Int: ManagedObject], state: OracleState)
+        throws
+    {
         var other: ObjectContext?
         var otherObjects: [Int: ManagedObject] = [:]
         if query.argumentsFromOtherContext {
             let second = store.newContext()
             other = second
             // Objects of the state that are saved as they are stored (same row).
-            otherObjects = try savedObjects(in: second).filter { id, _ in state.objects[id]?.row != nil && state.objects[id]?.row == saved.objects[id]?.row }
+            otherObjects = try savedObjects(in: second).filter { id, _ in
+                state.objects[id]?.row != nil && state.objects[id]?.row == saved.objects[id]?.row
+            }
         }
-        let (format, arguments) = query.predicate.map { predicate in
-            predicate.format(model) { id in otherObjects[id] ?? objects[id]! }
-        } ?? (nil, [])
+        let (format, arguments) =
+            query.predicate.map { predicate in
+                predicate.format(model) { id in otherObjects[id] ?? objects[id]! }
+            } ?? (nil, [])
         let (found, count) = try self.query(
-            query.entity, format: format, arguments: arguments, sort: query.sort, limit: query.limit, offset: query.offset, in: context)
+            query.entity, format: format, arguments: arguments, sort: query.sort, limit: query.limit,
+            offset: query.offset, in: context)
         withExtendedLifetime(other) {}
         let ids = Dictionary(uniqueKeysWithValues: objects.map { (ObjectIdentifier($0.value), $0.key) })
         let got = found.map { ids[ObjectIdentifier($0)] }
@@ -341,7 +400,8 @@ final class OracleRun {
         }
         ids.sort { a, b in
             for (key, ascending, caseInsensitive) in query.sort {
-                let x = state.value(a, key), y = state.value(b, key)
+                let x = state.value(a, key)
+                let y = state.value(b, key)
                 let order: Int
                 switch (x, y) {
                 case (nil, nil): order = 0

@@ -103,16 +103,20 @@ struct OracleState {
         if hasDenyConflict { found.append(.deny) }
         for (id, object) in objects.sorted(by: { $0.key < $1.key }) {
             let entity = model.entities[object.entity].name
-            for attribute in model.attributes(of: object.entity) where !attribute.isOptional && object.values[attribute.name] == nil {
+            for attribute in model.attributes(of: object.entity)
+            where !attribute.isOptional && object.values[attribute.name] == nil {
                 found.append(.validation("\(entity).\(attribute.name) required"))
             }
-            for attribute in model.attributes(of: object.entity) where object.values[attribute.name]?.isUnstorable ?? false {
+            for attribute in model.attributes(of: object.entity)
+            where object.values[attribute.name]?.isUnstorable ?? false {
                 found.append(.validation("\(entity).\(attribute.name) NaN or -0.0"))
             }
             for (ref, relationship) in model.relationships(of: object.entity) {
                 let count = targets(id, ref).count
                 if !relationship.isToMany {
-                    if !relationship.isOptional && count == 0 { found.append(.validation("\(entity).\(ref.name) required")) }
+                    if !relationship.isOptional && count == 0 {
+                        found.append(.validation("\(entity).\(ref.name) required"))
+                    }
                     continue
                 }
                 // Core Data checks only the counts of a to-many; an optional one may be empty.

@@ -62,7 +62,9 @@ enum OracleStore: Sendable {
     func remove() {
         switch self {
         case .file(let path):
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
         case .schema(let cluster, let schema, _):
             _ = try? cluster.psql("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE; CREATE SCHEMA \"\(schema)\";")
         }

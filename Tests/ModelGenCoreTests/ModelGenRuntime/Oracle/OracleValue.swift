@@ -21,22 +21,30 @@ enum OracleValue: Hashable, CustomStringConvertible {
         "tea time", "Ünïcode", "ünïcode", "zebra", "Zebra", "naïve",
     ]
     static let doubles: [Double] = [-1.5, 0, -0.0, 0.25, 2.5, 1e300, -1e-300, 3, 1 / 3, .nan, .infinity]
-    static let decimals: [String] = ["1.5", "12345678901234567890.123456789", "-3", "0.1", "0.10000000000000000001", "99999999999999999999", "0"]
+    static let decimals: [String] = [
+        "1.5", "12345678901234567890.123456789", "-3", "0.1", "0.10000000000000000001", "99999999999999999999", "0",
+    ]
     static let dates: [Double] = [0, 1e9, -86_400.5, 7e8, 7e8 + 0.001]
     static let uuids = [
-        UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, UUID(uuidString: "F0000000-0000-4000-8000-0000000000FF")!,
+        UUID(uuidString: "00000000-0000-4000-8000-000000000001")!,
+        UUID(uuidString: "F0000000-0000-4000-8000-0000000000FF")!,
         UUID(uuidString: "7A5B0C1D-2E3F-4A5B-8C6D-7E8F9A0B1C2D")!,
     ]
-    static let urls = ["https://example.com/a", "https://example.com/b?q=1", "file:///tmp/x", "mailto:someone@example.com"]
+    static let urls = [
+        "https://example.com/a", "https://example.com/b?q=1", "file:///tmp/x", "mailto:someone@example.com",
+    ]
 
     static func random(_ kind: OracleModel.Kind, _ random: inout OracleRandom) -> OracleValue {
         switch kind {
         case .int16:
-            return .int(random.chance(10) ? random.pick([Int64(Int16.max), Int64(Int16.min)]) : Int64(random.below(9)) - 3)
+            return .int(
+                random.chance(10) ? random.pick([Int64(Int16.max), Int64(Int16.min)]) : Int64(random.below(9)) - 3)
         case .int32:
-            return .int(random.chance(10) ? random.pick([Int64(Int32.max), Int64(Int32.min)]) : Int64(random.below(9)) - 3)
+            return .int(
+                random.chance(10) ? random.pick([Int64(Int32.max), Int64(Int32.min)]) : Int64(random.below(9)) - 3)
         case .int64:
-            return .int(random.chance(10) ? random.pick([Int64.max, Int64.min, 1 << 53 + 1]) : Int64(random.below(9)) - 3)
+            return .int(
+                random.chance(10) ? random.pick([Int64.max, Int64.min, 1 << 53 + 1]) : Int64(random.below(9)) - 3)
         case .double: return .double(random.pick(doubles))
         // Values a Float holds exactly, so that the oracle's Double is the Float's value.
         case .float: return .double(random.pick([-1.5, 0, 0.25, 2.5, 3, 0x1p100, 1.0 / 1024]))
@@ -54,9 +62,12 @@ enum OracleValue: Hashable, CustomStringConvertible {
     var xmlDefault: String {
         switch self {
         case .int(let number): "\(number)"
-        case .double(let number): number == number.rounded() && abs(number) < 1e15 && number.sign == .plus ? "\(Int64(number))" : "\(number)"
+        case .double(let number):
+            number == number.rounded() && abs(number) < 1e15 && number.sign == .plus ? "\(Int64(number))" : "\(number)"
         case .decimal(let number): "\(number)"
-        case .string(let text): text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
+        case .string(let text):
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "<", with: "&lt;")
         case .bool(let flag): flag ? "YES" : "NO"
         default: ""
         }
