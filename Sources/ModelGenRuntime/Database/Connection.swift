@@ -21,6 +21,9 @@ public final class Connection {
     public let dialect: StoreDialect
     private var cache: [String: Statement] = [:]
     private var sequences: [String: String] = [:]
+    /// Where statements are reported (`PersistentStore.trace`); kept here while SQLite holds a
+    /// pointer to it.
+    var tracer: SQLTracer?
 
     /// Connects to a PostgreSQL database: `connectionString` is a libpq connection string
     /// (`host=/run/postgresql dbname=app`) or URL (`postgresql://user@host/app`).
@@ -92,6 +95,9 @@ public final class Connection {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
+
+    /// The SQLite handle while open.
+    var openHandle: OpaquePointer? { handle }
 
     var pointer: OpaquePointer {
         guard let handle else { preconditionFailure("the connection is closed") }

@@ -14,6 +14,20 @@ final class ConnectionPool: @unchecked Sendable {
     private var opened: Int
     /// The key under which a thread records the connection it holds.
     private let threadKey: String
+    /// The store's statement tracer, handed to each connection as it is taken.
+    var tracer: SQLTracer? {
+        get {
+            condition.lock()
+            defer { condition.unlock() }
+            return currentTracer
+        }
+        set {
+            condition.lock()
+            currentTracer = newValue
+            condition.unlock()
+        }
+    }
+    private var currentTracer: SQLTracer?
 
     init(first: Connection, connectionString: String, capacity: Int) {
         self.connectionString = connectionString
@@ -46,13 +60,19 @@ final class ConnectionPool: @unchecked Sendable {
         condition.lock()
         while true {
             if let connection = idle.popLast() {
+                let tracer = currentTracer
                 condition.unlock()
+                if connection.tracer !== tracer { connection.setTracer(tracer) }
                 return connection
             }
             if opened < capacity {
                 opened += 1
+                let tracer = currentTracer
                 condition.unlock()
-                if let connection = try? Connection(postgres: connectionString) { return connection }
+                if let connection = try? Connection(postgres: connectionString) {
+                    connection.setTracer(tracer)
+                    return connection
+                }
                 condition.lock()
                 opened -= 1
             }

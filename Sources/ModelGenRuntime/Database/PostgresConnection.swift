@@ -18,6 +18,8 @@ final class PostgresConnection: @unchecked Sendable {
     var changes = 0
     /// Commands queued for the next pipeline (`PostgresPipeline.swift`).
     var pending: [PostgresCommand] = []
+    /// Where statements are reported (`PersistentStore.trace`).
+    var tracer: SQLTracer?
 
     init(_ connectionString: String) throws(DatabaseError) {
         guard let opened = PQconnectdb(connectionString) else {
@@ -70,9 +72,11 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs one or more statements without parameters (the simple query protocol).
     func execute(_ sql: String) throws(DatabaseError) {
         if !pending.isEmpty { try flushPipeline() }
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        try check(result, sql: sql)
+        try traced(sql) { () throws(DatabaseError) in
+            let result = PQexec(handle, sql)
+            defer { PQclear(result) }
+            try check(result, sql: sql)
+        }
     }
 
     /// Prepares `sql` (parameters `$1`…) under a new name, with the parameter types given.

@@ -32,7 +32,13 @@ extension PostgresConnection {
         var start = 0
         while start < commands.count {
             let chunk = commands[start..<min(start + Self.pipelineLength, commands.count)]
+            let started = tracer == nil ? nil : ContinuousClock.now
             try runPipeline(chunk, &counts)
+            // Pipelined commands share one round trip: each is reported with an equal part of it.
+            if let tracer, let started {
+                let share = (ContinuousClock.now - started) / chunk.count
+                for command in chunk { tracer.handler(SQLTraceEvent(sql: command.sql, duration: share)) }
+            }
             start = chunk.endIndex
         }
         return counts

@@ -163,10 +163,13 @@ final class PostgresStatement {
         if !connection.pending.isEmpty { try connection.flushPipeline() }
         let name = try preparedName()
         let packed = packedValues()
-        let outcome = packed.buffer.withUnsafeBufferPointer { bytes in
-            let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let pointers = packed.offsets.map { offset in offset.map { base + $0 } }
-            return connection.run(name, values: pointers, lengths: packed.lengths, formats: formats)
+        let formats = formats
+        let outcome = try connection.traced(text) {
+            packed.buffer.withUnsafeBufferPointer { bytes in
+                let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+                let pointers = packed.offsets.map { offset in offset.map { base + $0 } }
+                return connection.run(name, values: pointers, lengths: packed.lengths, formats: formats)
+            }
         }
         executed = true
         do {
