@@ -31,7 +31,7 @@ enum SwiftNames {
         "ObservationHandle",
         "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation",
         "ResultsSection",
-        "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers",
+        "SQLTraceEvent", "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.
