@@ -59,12 +59,17 @@ extension MigrationPlanner {
                 planAddedColumn(column, subject, new, &changes)
                 continue
             }
-            if Self.planChangedDestination(column, previous, subject, old, new, oldIDs, newIDs, &changes) { continue }
+            let oldKey = old.foreignKeys.first { $0.columns == [previous.name] }
+            let newKey = new.foreignKeys.first { $0.columns == [column.name] }
+            if let oldKey, let newKey,
+                Self.planChangedDestination(column, previous, subject, oldKey, newKey, oldIDs, newIDs, &changes)
+            {
+                continue
+            }
             changes.kept.insert(previous.name)
             changes.sources[column.name] = .column(previous.name)
             // Keys to rows that moved to another table now name that table.
-            if let oldKey = old.foreignKeys.first(where: { $0.columns == [previous.name] }),
-                let newKey = new.foreignKeys.first(where: { $0.columns == [column.name] }),
+            if let oldKey, let newKey,
                 newKey.referencedTable != newNames[oldKey.referencedTable, default: oldKey.referencedTable]
             {
                 changes.rebuild = true
@@ -124,13 +129,12 @@ extension MigrationPlanner {
     /// A relationship whose destination is another entity now: its keys would point at unrelated
     /// rows, so they are not kept. Whether it was one.
     private static func planChangedDestination(
-        _ column: Column, _ previous: Column, _ subject: String, _ old: Table, _ new: Table, _ oldIDs: SchemaIdentities,
-        _ newIDs: SchemaIdentities, _ changes: inout TableChanges
+        _ column: Column, _ previous: Column, _ subject: String, _ oldKey: ForeignKey, _ newKey: ForeignKey,
+        _ oldIDs: SchemaIdentities, _ newIDs: SchemaIdentities, _ changes: inout TableChanges
     ) -> Bool {
-        guard let oldKey = old.foreignKeys.first(where: { $0.columns == [previous.name] }),
-            let newKey = new.foreignKeys.first(where: { $0.columns == [column.name] }),
-            oldIDs.tables[oldKey.referencedTable] != newIDs.referenceIdentity(newKey.referencedTable)
-        else { return false }
+        guard oldIDs.tables[oldKey.referencedTable] != newIDs.referenceIdentity(newKey.referencedTable) else {
+            return false
+        }
         changes.rebuild = true
         changes.kept.insert(previous.name)  // reported here, not again as dropped
         changes.sources[column.name] = .nothing

@@ -101,7 +101,7 @@ public struct PostgresMigrationRenderer: MigrationRenderer {
                 case .converted(let previous):
                     let type = dialect.typeName(column.type)
                     let from = old.column(named: previous)?.type ?? column.type
-                    let using = TypeConversion.expression(name, from: from, to: column.type, dialect: .postgres)
+                    let using = dialect.rules.conversion(name, from: from, to: column.type)
                     statements.append("ALTER TABLE \(table) ALTER COLUMN \(name) TYPE \(type) USING \(using)")
                 case .coalesced(_, let value):
                     statements.append("UPDATE \(table) SET \(name) = \(dialect.literal(value)) WHERE \(name) IS NULL")

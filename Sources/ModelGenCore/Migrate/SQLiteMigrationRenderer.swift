@@ -89,8 +89,7 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
                 case .column(let name): expression = SQLNaming.quoted(name)
                 case .converted(let name):
                     let from = old.column(named: name)?.type ?? column.type
-                    expression = TypeConversion.expression(
-                        SQLNaming.quoted(name), from: from, to: column.type, dialect: .sqlite)
+                    expression = SQLDialect.sqlite.rules.conversion(SQLNaming.quoted(name), from: from, to: column.type)
                 case .coalesced(let name, let value):
                     expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
                 case .value(let value): expression = SQLDialect.sqlite.literal(value)

@@ -57,12 +57,6 @@ struct TypeConversion {
         let range = ColumnType.integerRange(to)
         return "(\(column) < \(range.lowerBound) OR \(column) > \(range.upperBound))"
     }
-
-    /// The expression that converts `column` (quoted) from `from` to `to`: in SQLite's rebuild
-    /// `SELECT`, and in PostgreSQL's `ALTER COLUMN … TYPE … USING` (each dialect's `conversion`).
-    static func expression(_ column: String, from: ColumnType, to: ColumnType, dialect: SQLDialect) -> String {
-        dialect.rules.conversion(column, from: from, to: to)
-    }
 }
 
 /// The step codes this file emits (stable: `modelgen diff` prints them and scripts match them).

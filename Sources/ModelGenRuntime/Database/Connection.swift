@@ -14,7 +14,7 @@ import CSQLite
 /// code; PostgreSQL failures are classified by SQLSTATE (see `PostgresConnection`).
 public final class Connection {
     /// The SQLite handle; `nil` once closed, and on PostgreSQL.
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     /// The PostgreSQL connection; `nil` on SQLite.
     let postgres: PostgresConnection?
     /// The SQL this connection's database speaks.
@@ -95,9 +95,6 @@ public final class Connection {
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
-
-    /// The SQLite handle while open.
-    var openHandle: OpaquePointer? { handle }
 
     var pointer: OpaquePointer {
         guard let handle else { preconditionFailure("the connection is closed") }

@@ -15,19 +15,13 @@ final class ConnectionPool: @unchecked Sendable {
     /// The key under which a thread records the connection it holds.
     private let threadKey: String
     /// The store's statement tracer, handed to each connection as it is taken.
-    var tracer: SQLTracer? {
-        get {
-            condition.lock()
-            defer { condition.unlock() }
-            return currentTracer
-        }
-        set {
-            condition.lock()
-            currentTracer = newValue
-            condition.unlock()
-        }
-    }
     private var currentTracer: SQLTracer?
+
+    func setTracer(_ tracer: SQLTracer?) {
+        condition.lock()
+        currentTracer = tracer
+        condition.unlock()
+    }
 
     init(first: Connection, connectionString: String, capacity: Int) {
         self.connectionString = connectionString

@@ -31,7 +31,7 @@ extension Connection {
             postgres.tracer = tracer
             return
         }
-        guard let handle = openHandle else { return }
+        guard let handle else { return }
         if let tracer {
             sqlite3_trace_v2(
                 handle, UInt32(SQLITE_TRACE_PROFILE), sqliteTraceEvent, Unmanaged.passUnretained(tracer).toOpaque())

@@ -363,7 +363,7 @@ public final class PersistentStore: @unchecked Sendable {
             lock.lock()
             defer { lock.unlock() }
             tracer = newValue.map(SQLTracer.init)
-            if let pool { pool.tracer = tracer } else { connection.setTracer(tracer) }
+            if let pool { pool.setTracer(tracer) } else { connection.setTracer(tracer) }
         }
     }
 
