@@ -90,12 +90,13 @@ extension LayoutBuilder {
             keptByTable[index.table, default: []].append(index)
             uniqueIndexes.append(index)
         }
-        let mappings = model.entities.indices.compactMap { entity -> EntityMapping? in
+        // In pre-order, whatever the numbers.
+        let mappings = preorder.compactMap { entity -> EntityMapping? in
             guard let table = tableOfRoot[model.entities[entity].root] else { return nil }
             return EntityMapping(
                 entity: model.entities[entity].name, table: tables[table].name, entityID: entityIDs[entity],
                 isAbstract: model.entities[entity].isAbstract)
-        }.sorted { $0.entityID < $1.entityID }
+        }
         return RelationalSchema(
             layout: layoutName, modelName: model.modelName ?? "Model", versionName: model.versionName,
             tables: Self.foreignKeyOrder(finished) + [MetadataTable.table], indexes: uniqueIndexes, entities: mappings)

@@ -5,13 +5,31 @@
 public struct StandardLayout: RelationalLayout {
     public let name = "relational"
 
-    public init() {}
+    /// How entities are numbered in `_entity`.
+    public enum EntityCodes: Sendable {
+        /// Each entity's number is a hash of its renaming ID, else its name (31 bits, never 0), so
+        /// adding, removing or renaming an entity changes no other entity's number (and renaming
+        /// it through its renaming ID not even its own), and a migration rewrites no other table.
+        /// Two entities with the same hash are told apart by the next free number, taken in order
+        /// of what was hashed.
+        case nameHashes
+        /// Core Data's order (pre-order over the hierarchies, siblings by name, from 1): what
+        /// modelgen 0.1 wrote. Kept so that the generated code can migrate stores made with it.
+        case sortedPositions
+    }
+
+    public var entityCodes: EntityCodes
+
+    public init(entityCodes: EntityCodes = .nameHashes) {
+        self.entityCodes = entityCodes
+    }
 
     /// The `userInfo` key that overrides a table's or column's name.
     public static let sqlNameKey = "modelgen.sqlName"
 
     public func lower(_ model: ObjectModel, entities: Set<Int>?, diagnostics: DiagnosticEngine) -> RelationalSchema {
-        var builder = LayoutBuilder(model: model, diagnostics: diagnostics, layoutName: name, selection: entities)
+        var builder = LayoutBuilder(
+            model: model, diagnostics: diagnostics, layoutName: name, selection: entities, entityCodes: entityCodes)
         return builder.build()
     }
 }
@@ -48,11 +66,14 @@ struct LayoutBuilder {
     let diagnostics: DiagnosticEngine
     let layoutName: String
     let selection: Set<Int>?
+    let entityCodes: StandardLayout.EntityCodes
 
     /// `_entity` value per entity index.
     var entityIDs: [Int] = []
-    /// Entity indices in `_entity` order, and per entity index the end of its descendants there.
+    /// Entity indices in pre-order (roots by name, each followed by its sub-entities by name);
+    /// per entity index its 1-based position there and the end of its descendants.
     var preorder: [Int] = []
+    var position: [Int] = []
     var subtreeEnd: [Int] = []
     /// Table index per root entity index.
     var tableOfRoot: [Int: Int] = [:]
@@ -64,11 +85,15 @@ struct LayoutBuilder {
     /// taken by another entity's property in the same table, and so got another one.
     var renamedColumns: [String: String] = [:]
 
-    init(model: ObjectModel, diagnostics: DiagnosticEngine, layoutName: String, selection: Set<Int>?) {
+    init(
+        model: ObjectModel, diagnostics: DiagnosticEngine, layoutName: String, selection: Set<Int>?,
+        entityCodes: StandardLayout.EntityCodes
+    ) {
         self.model = model
         self.diagnostics = diagnostics
         self.layoutName = layoutName
         self.selection = selection
+        self.entityCodes = entityCodes
     }
 
     mutating func build() -> RelationalSchema {
@@ -90,18 +115,18 @@ struct LayoutBuilder {
 
     // MARK: - Entities and tables
 
-    /// Core Data's numbering: root entities sorted by name, each followed by its sub-entities
-    /// (sorted by name, recursively); 1-based. A hierarchy is numbered in pre-order, so an
-    /// entity and its descendants hold consecutive numbers: `preorder` lists the entities by
-    /// number and `subtreeEnd` says where each one's descendants end in it.
+    /// Orders the entities in pre-order — root entities sorted by name, each followed by its
+    /// sub-entities (sorted by name, recursively) — so that an entity and its descendants are
+    /// consecutive in `preorder` and `subtreeEnd` says where each one's descendants end; then
+    /// numbers them as `entityCodes` says.
     mutating func assignEntityIDs() {
-        entityIDs = Array(repeating: 0, count: model.entities.count)
+        position = Array(repeating: 0, count: model.entities.count)
         subtreeEnd = Array(repeating: 0, count: model.entities.count)
         preorder = []
         preorder.reserveCapacity(model.entities.count)
         func visit(_ index: Int) {
             preorder.append(index)
-            entityIDs[index] = preorder.count
+            position[index] = preorder.count
             for child in model.entities[index].subentities.sorted(by: {
                 model.entities[$0].name < model.entities[$1].name
             }) {
@@ -111,21 +136,23 @@ struct LayoutBuilder {
         }
         let roots = model.entities.indices.filter { model.entities[$0].parent == nil }
         for root in roots.sorted(by: { model.entities[$0].name < model.entities[$1].name }) { visit(root) }
+        switch entityCodes {
+        case .sortedPositions: entityIDs = position
+        case .nameHashes: entityIDs = EntityCode.codes(of: model.entities.map { $0.elementID ?? $0.name })
+        }
     }
 
     /// The entity and its descendants, in pre-order (sub-entities by name).
     func hierarchy(of entity: Int) -> ArraySlice<Int> {
-        let number = entityIDs[entity]
-        // Every entity of a hierarchy is numbered; this is only for safety.
-        guard number > 0 else { return [entity] }
-        return preorder[(number - 1)..<subtreeEnd[entity]]
+        let start = position[entity]
+        // Every entity of a hierarchy is visited; this is only for safety.
+        guard start > 0 else { return [entity] }
+        return preorder[(start - 1)..<subtreeEnd[entity]]
     }
 
     /// `_entity` values of the entity and its descendants, ascending.
     func entityIDValues(of entity: Int) -> [Int64] {
-        let number = entityIDs[entity]
-        guard number > 0 else { return [0] }
-        return (Int64(number)...Int64(subtreeEnd[entity])).map { $0 }
+        hierarchy(of: entity).map { Int64(entityIDs[$0]) }.sorted()
     }
 
     func isIncluded(_ entity: Int) -> Bool {

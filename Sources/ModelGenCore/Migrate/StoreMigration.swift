@@ -42,27 +42,38 @@ public struct StoreMigration: Sendable, Equatable {
 
     /// The migrations from every other version of the bundle at `bundle` to `model`, in version
     /// order (versions that do not load or lower cleanly, or have the same schema, are left out:
-    /// the runtime refuses stores of versions it has no migration for).
+    /// the runtime refuses stores of versions it has no migration for); then, from every version
+    /// (this one too), the migration from the schema modelgen 0.1 gave it, whose entities were
+    /// numbered by position (`StandardLayout.EntityCodes.sortedPositions`).
     public static func all(to model: ObjectModel, _ schema: RelationalSchema, bundle: String, configuration: String?)
         -> [StoreMigration]
     {
         let loader = ModelLoader()
-        guard let source = loader.source(at: bundle, diagnostics: DiagnosticEngine()), source.versions.count > 1 else {
-            return []
-        }
-        // `model` is one of the versions, already loaded: only the others are read.
-        let others = source.versions.filter { $0.name != model.versionName }
-        guard !others.isEmpty else { return [] }
-        let newHash = SchemaSnapshot.make(schema).hash
+        guard let source = loader.source(at: bundle, diagnostics: DiagnosticEngine()) else { return [] }
+        var known: Set<String> = [SchemaSnapshot.make(schema).hash]
         var migrations: [StoreMigration] = []
-        for version in others.sorted(by: { $0.name.compare($1.name, options: .numeric) == .orderedAscending }) {
+        func add(_ version: String, _ old: ObjectModel, layout: StandardLayout) {
             let engine = DiagnosticEngine()
-            guard let old = loader.load(version, of: source, diagnostics: DiagnosticEngine()),
-                let oldSchema = SchemaLowering().lower(old, configuration: configuration, diagnostics: engine),
-                !engine.hasErrors,
-                SchemaSnapshot.make(oldSchema).hash != newHash
-            else { continue }
-            migrations.append(make(version: version.name, from: old, oldSchema, to: model, schema))
+            guard
+                let oldSchema = SchemaLowering(layout: layout).lower(
+                    old, configuration: configuration, diagnostics: engine),
+                !engine.hasErrors, known.insert(SchemaSnapshot.make(oldSchema).hash).inserted
+            else { return }
+            migrations.append(make(version: version, from: old, oldSchema, to: model, schema))
+        }
+        var versions: [(name: String, model: ObjectModel)] = []
+        for version in source.versions.sorted(by: { $0.name.compare($1.name, options: .numeric) == .orderedAscending })
+        {
+            // `model` is one of the versions, already loaded: only the others are read.
+            if version.name == model.versionName {
+                versions.append((version.name, model))
+            } else if let old = loader.load(version, of: source, diagnostics: DiagnosticEngine()) {
+                versions.append((version.name, old))
+            }
+        }
+        for (name, old) in versions where name != model.versionName { add(name, old, layout: StandardLayout()) }
+        for (name, old) in versions {
+            add(name + " (modelgen 0.1)", old, layout: StandardLayout(entityCodes: .sortedPositions))
         }
         return migrations
     }

@@ -19,8 +19,7 @@ public struct RelationalSchema: Codable, Equatable, Sendable {
 public struct EntityMapping: Codable, Equatable, Sendable {
     public var entity: String
     public var table: String
-    /// The stable small integer stored in `_entity` (Core Data's numbering: a pre-order walk of
-    /// root entities sorted by name, each followed by its sub-entities sorted by name).
+    /// The number stored in `_entity`, as the layout assigns it (`StandardLayout.EntityCodes`).
     public var entityID: Int
     public var isAbstract: Bool
 }

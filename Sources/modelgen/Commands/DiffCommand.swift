@@ -33,6 +33,9 @@ struct DiffCommand: Command {
             repeatable: true),
         .flag("--check", "Print the plan's summary only; exit 1 when it is not empty"),
         .valued("--configuration", "name", "Only the entities of this configuration"),
+        .flag(
+            "--legacy-entity-numbers",
+            "OLD's database was made by modelgen 0.1, which numbered\nentities by position in _entity"),
         .valued("--output", "file", "Write to a file instead of standard output"),
     ])
 
@@ -59,7 +62,10 @@ struct DiffCommand: Command {
         let loader = ModelLoader()
         guard let oldModel = loader.load(path: paths.0, version: paths.1, diagnostics: engine),
             let newModel = loader.load(path: paths.2, version: paths.3, diagnostics: engine),
-            let oldSchema = SchemaLowering().lower(oldModel, configuration: configuration, diagnostics: engine),
+            let oldSchema = SchemaLowering(
+                layout: StandardLayout(
+                    entityCodes: arguments.has("--legacy-entity-numbers") ? .sortedPositions : .nameHashes)
+            ).lower(oldModel, configuration: configuration, diagnostics: engine),
             let newSchema = SchemaLowering().lower(newModel, configuration: configuration, diagnostics: engine),
             !engine.hasErrors
         else {

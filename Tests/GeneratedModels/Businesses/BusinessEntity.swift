@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `BusinessEntity`.
 public final class BusinessEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "BusinessEntity", table: "business_entity", entityID: 1, fetchedEntityIDs: [1],
+        name: "BusinessEntity", table: "business_entity", entityID: 1979139604, fetchedEntityIDs: [1979139604],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "departments", destinationEntityID: 2, destination: DepartmentEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "business_entity_pk", destination: "departments_pk", position: nil)),
-            RelationshipDescription(name: "employees", destinationEntityID: 3, destination: EmployeeEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "business_pk", position: nil)),
+            RelationshipDescription(name: "departments", destinationEntityID: 290961024, destination: DepartmentEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "business_entity_pk", destination: "departments_pk", position: nil)),
+            RelationshipDescription(name: "employees", destinationEntityID: 569024870, destination: EmployeeEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "business_pk", position: nil)),
         ],
         columns: ["name"],
         uniquenessConstraints: [],

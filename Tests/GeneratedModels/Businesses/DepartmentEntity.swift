@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `DepartmentEntity`.
 public final class DepartmentEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "DepartmentEntity", table: "department_entity", entityID: 2, fetchedEntityIDs: [2],
+        name: "DepartmentEntity", table: "department_entity", entityID: 290961024, fetchedEntityIDs: [290961024],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "businesses", destinationEntityID: 1, destination: BusinessEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "departments_pk", destination: "business_entity_pk", position: nil)),
-            RelationshipDescription(name: "employees", destinationEntityID: 3, destination: EmployeeEntity.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "department_pk", position: nil)),
+            RelationshipDescription(name: "businesses", destinationEntityID: 1979139604, destination: BusinessEntity.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "business_entity_departments", source: "departments_pk", destination: "business_entity_pk", position: nil)),
+            RelationshipDescription(name: "employees", destinationEntityID: 569024870, destination: EmployeeEntity.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "department_pk", position: nil)),
         ],
         columns: ["name"],
         uniquenessConstraints: [],

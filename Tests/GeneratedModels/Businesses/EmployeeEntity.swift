@@ -9,15 +9,15 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `EmployeeEntity`.
 public final class EmployeeEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "EmployeeEntity", table: "employee_entity", entityID: 3, fetchedEntityIDs: [3],
+        name: "EmployeeEntity", table: "employee_entity", entityID: 569024870, fetchedEntityIDs: [569024870],
         attributes: [
             AttributeDescription(name: "age", column: "age", type: .int16, isOptional: true, hasDefault: true),
             AttributeDescription(name: "dateJoined", column: "date_joined", type: .date, isOptional: true, hasDefault: false),
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "business", destinationEntityID: 1, destination: BusinessEntity.self, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "business_pk")),
-            RelationshipDescription(name: "department", destinationEntityID: 2, destination: DepartmentEntity.self, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "department_pk")),
+            RelationshipDescription(name: "business", destinationEntityID: 1979139604, destination: BusinessEntity.self, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "business_pk")),
+            RelationshipDescription(name: "department", destinationEntityID: 290961024, destination: DepartmentEntity.self, inverse: 1, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "department_pk")),
         ],
         columns: ["age", "business_pk", "date_joined", "department_pk", "name"],
         uniquenessConstraints: [],

@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `FruitEntity`.
 public final class FruitEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "FruitEntity", table: "fruit_entity", entityID: 1, fetchedEntityIDs: [1],
+        name: "FruitEntity", table: "fruit_entity", entityID: 791363190, fetchedEntityIDs: [791363190],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],

@@ -19,7 +19,7 @@ CREATE TABLE "fruit_entity" (
     "_entity" INTEGER NOT NULL,
     "_version" INTEGER NOT NULL DEFAULT 1,
     "name" TEXT,
-    CONSTRAINT "fruit_entity__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "fruit_entity__entity_in" CHECK ("_entity" IN (791363190))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -32,8 +32,8 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'Fruits'),
     ('model_version', 'Fruits'),
-    ('schema', '{"layout":"relational","modelName":"Fruits","versionName":"Fruits","tables":[{"name":"fruit_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"FruitEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"fruit_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"FruitEntity","table":"fruit_entity","entityID":1,"isAbstract":false}]}'),
-    ('schema_hash', 'cc7d99dfe209f52cdfd24287770fe54dad19c348d3bf3fbcc8010c101e2f9dd3');
+    ('schema', '{"layout":"relational","modelName":"Fruits","versionName":"Fruits","tables":[{"name":"fruit_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"FruitEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"fruit_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[791363190]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"FruitEntity","table":"fruit_entity","entityID":791363190,"isAbstract":false}]}'),
+    ('schema_hash', 'ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853');
 
 """#,
         postgresDDL: #"""
@@ -45,7 +45,7 @@ CREATE TABLE "fruit_entity" (
     "_entity" integer NOT NULL,
     "_version" bigint NOT NULL DEFAULT 1,
     "name" text,
-    CONSTRAINT "fruit_entity__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "fruit_entity__entity_in" CHECK ("_entity" IN (791363190))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -58,12 +58,51 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'Fruits'),
     ('model_version', 'Fruits'),
-    ('schema', '{"layout":"relational","modelName":"Fruits","versionName":"Fruits","tables":[{"name":"fruit_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"FruitEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"fruit_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"FruitEntity","table":"fruit_entity","entityID":1,"isAbstract":false}]}'),
-    ('schema_hash', 'cc7d99dfe209f52cdfd24287770fe54dad19c348d3bf3fbcc8010c101e2f9dd3');
+    ('schema', '{"layout":"relational","modelName":"Fruits","versionName":"Fruits","tables":[{"name":"fruit_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"FruitEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"fruit_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[791363190]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"FruitEntity","table":"fruit_entity","entityID":791363190,"isAbstract":false}]}'),
+    ('schema_hash', 'ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853');
 
 """#,
-        schemaHash: "cc7d99dfe209f52cdfd24287770fe54dad19c348d3bf3fbcc8010c101e2f9dd3",
+        schemaHash: "ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853",
         entities: [
             FruitEntity.entityDescription,
+        ],
+        migrations: [
+            PersistentStore.Migration(
+                from: "cc7d99dfe209f52cdfd24287770fe54dad19c348d3bf3fbcc8010c101e2f9dd3", version: "Fruits (modelgen 0.1)",
+                statements: [
+                "PRAGMA foreign_keys = OFF",
+                "PRAGMA legacy_alter_table = ON",
+                "BEGIN IMMEDIATE",
+                "CREATE TEMP TABLE \"_modelgen_preflight\" (\"step\" TEXT NOT NULL, \"failures\" INTEGER NOT NULL CHECK (\"failures\" = 0))",
+                "CREATE TEMP TRIGGER \"_modelgen_preflight_0\" BEFORE INSERT ON \"_modelgen_preflight\" WHEN NEW.\"step\" = 'foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)' AND NEW.\"failures\" <> 0 BEGIN SELECT RAISE(ABORT, 'modelgen migration stopped by foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)'); END",
+                "ALTER TABLE \"fruit_entity\" RENAME TO \"_modelgen_old_fruit_entity\"",
+                "CREATE TABLE \"fruit_entity\" (\n    \"_pk\" INTEGER PRIMARY KEY,\n    \"_entity\" INTEGER NOT NULL,\n    \"_version\" INTEGER NOT NULL DEFAULT 1,\n    \"name\" TEXT,\n    CONSTRAINT \"fruit_entity__entity_in\" CHECK (\"_entity\" IN (791363190))\n)",
+                "INSERT INTO \"fruit_entity\" (\"_pk\", \"_entity\", \"_version\", \"name\") SELECT \"_pk\", CASE \"_entity\" WHEN 1 THEN 791363190 ELSE \"_entity\" END, \"_version\", \"name\" FROM \"_modelgen_old_fruit_entity\"",
+                "DROP TABLE \"_modelgen_old_fruit_entity\"",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'Fruits'),\n    ('model_version', 'Fruits'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"Fruits\",\"versionName\":\"Fruits\",\"tables\":[{\"name\":\"fruit_entity\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":true,\"role\":\"attribute\",\"source\":\"FruitEntity.name\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"fruit_entity__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[791363190]}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[],\"entities\":[{\"entity\":\"FruitEntity\",\"table\":\"fruit_entity\",\"entityID\":791363190,\"isAbstract\":false}]}'),\n    ('schema_hash', 'ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853')",
+                "INSERT INTO temp.\"_modelgen_preflight\" VALUES ('foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)', (SELECT count(*) FROM pragma_foreign_key_check))",
+                "DROP TABLE temp.\"_modelgen_preflight\"",
+                "COMMIT",
+                "PRAGMA legacy_alter_table = OFF",
+                "PRAGMA foreign_keys = ON",
+            ],
+                blockingSteps: []),
+        ],
+        postgresMigrations: [
+            PersistentStore.Migration(
+                from: "cc7d99dfe209f52cdfd24287770fe54dad19c348d3bf3fbcc8010c101e2f9dd3", version: "Fruits (modelgen 0.1)",
+                statements: [
+                "BEGIN",
+                "SET CONSTRAINTS ALL DEFERRED",
+                "ALTER TABLE \"fruit_entity\" DROP CONSTRAINT IF EXISTS \"fruit_entity__entity_in\"",
+                "UPDATE \"fruit_entity\" SET \"_entity\" = CASE \"_entity\" WHEN 1 THEN 791363190 ELSE \"_entity\" END",
+                "ALTER TABLE \"fruit_entity\" ADD CONSTRAINT \"fruit_entity__entity_in\" CHECK (\"_entity\" IN (791363190))",
+                "SET CONSTRAINTS ALL IMMEDIATE",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'Fruits'),\n    ('model_version', 'Fruits'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"Fruits\",\"versionName\":\"Fruits\",\"tables\":[{\"name\":\"fruit_entity\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":true,\"role\":\"attribute\",\"source\":\"FruitEntity.name\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"fruit_entity__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[791363190]}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[],\"entities\":[{\"entity\":\"FruitEntity\",\"table\":\"fruit_entity\",\"entityID\":791363190,\"isAbstract\":false}]}'),\n    ('schema_hash', 'ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853')",
+                "COMMIT",
+            ],
+                blockingSteps: []),
         ])
 }

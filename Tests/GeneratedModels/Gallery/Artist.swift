@@ -9,12 +9,12 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Artist`.
 public final class Artist: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Artist", table: "artist", entityID: 1, fetchedEntityIDs: [1],
+        name: "Artist", table: "artist", entityID: 343332862, fetchedEntityIDs: [343332862],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "works", destinationEntityID: 2, destination: Artwork.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "artist_pk", position: nil)),
+            RelationshipDescription(name: "works", destinationEntityID: 61659503, destination: Artwork.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "artist_pk", position: nil)),
         ],
         columns: ["name"],
         uniquenessConstraints: [],

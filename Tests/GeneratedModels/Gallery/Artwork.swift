@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Artwork`.
 public class Artwork: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Artwork", table: "artwork", entityID: 2, fetchedEntityIDs: [2, 3, 4, 5, 6],
+        name: "Artwork", table: "artwork", entityID: 61659503, fetchedEntityIDs: [21996201, 61659503, 1394710915, 1748110632, 2128570709],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "artist", destinationEntityID: 1, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
+            RelationshipDescription(name: "artist", destinationEntityID: 343332862, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
         ],
         columns: ["artist_pk", "camera", "copies", "exposure", "film", "medium", "price", "rating", "title", "year"],
         uniquenessConstraints: [],

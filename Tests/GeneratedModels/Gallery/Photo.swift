@@ -35,7 +35,7 @@ extension Photo: GeneratedEntity {
     }
 
     @_spi(Generated) public static let modelGenOwnEntity = EntityDescription(
-        name: "Photo", table: "artwork", entityID: 3, fetchedEntityIDs: [3, 4, 5],
+        name: "Photo", table: "artwork", entityID: 1394710915, fetchedEntityIDs: [1394710915, 1748110632, 2128570709],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false),
@@ -45,7 +45,7 @@ extension Photo: GeneratedEntity {
             AttributeDescription(name: "rating", column: "rating", type: .int16, isOptional: true, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "artist", destinationEntityID: 1, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
+            RelationshipDescription(name: "artist", destinationEntityID: 343332862, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
         ],
         columns: ["artist_pk", "camera", "copies", "exposure", "film", "medium", "price", "rating", "title", "year"],
         uniquenessConstraints: [],

@@ -16,7 +16,7 @@ extension Polaroid {
         set { setStoredValue(newValue, atSlot: 6) }
     }
     @_spi(Generated) public static let modelGenPolaroidEntity = EntityDescription(
-        name: "Polaroid", table: "artwork", entityID: 4, fetchedEntityIDs: [4],
+        name: "Polaroid", table: "artwork", entityID: 2128570709, fetchedEntityIDs: [2128570709],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false),
@@ -27,7 +27,7 @@ extension Polaroid {
             AttributeDescription(name: "film", column: "film", type: .string, isOptional: false, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "artist", destinationEntityID: 1, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
+            RelationshipDescription(name: "artist", destinationEntityID: 343332862, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
         ],
         columns: ["artist_pk", "camera", "copies", "exposure", "film", "medium", "price", "rating", "title", "year"],
         uniquenessConstraints: [],

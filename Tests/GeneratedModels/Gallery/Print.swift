@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Print`.
 public final class Print: Photo {
     private static let entityMetadata = EntityDescription(
-        name: "Print", table: "artwork", entityID: 5, fetchedEntityIDs: [5],
+        name: "Print", table: "artwork", entityID: 1748110632, fetchedEntityIDs: [1748110632],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false),
@@ -20,7 +20,7 @@ public final class Print: Photo {
             AttributeDescription(name: "copies", column: "copies", type: .int32, isOptional: false, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "artist", destinationEntityID: 1, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
+            RelationshipDescription(name: "artist", destinationEntityID: 343332862, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
         ],
         columns: ["artist_pk", "camera", "copies", "exposure", "film", "medium", "price", "rating", "title", "year"],
         uniquenessConstraints: [],

@@ -9,14 +9,14 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Sketch`.
 public final class Sketch: Artwork {
     private static let entityMetadata = EntityDescription(
-        name: "Sketch", table: "artwork", entityID: 6, fetchedEntityIDs: [6],
+        name: "Sketch", table: "artwork", entityID: 21996201, fetchedEntityIDs: [21996201],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false),
             AttributeDescription(name: "medium", column: "medium", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "artist", destinationEntityID: 1, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
+            RelationshipDescription(name: "artist", destinationEntityID: 343332862, destination: Artist.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "artist_pk")),
         ],
         columns: ["artist_pk", "camera", "copies", "exposure", "film", "medium", "price", "rating", "title", "year"],
         uniquenessConstraints: [],

@@ -9,14 +9,14 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Grade`.
 public final class Grade: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Grade", table: "grade", entityID: 1, fetchedEntityIDs: [1],
+        name: "Grade", table: "grade", entityID: 1644290004, fetchedEntityIDs: [1644290004],
         attributes: [
             AttributeDescription(name: "id", column: "id", type: .uuid, isOptional: false, hasDefault: false),
             AttributeDescription(name: "points", column: "points", type: .int32, isOptional: false, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "quiz", destinationEntityID: 2, destination: Quiz.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "quiz_pk")),
-            RelationshipDescription(name: "student", destinationEntityID: 3, destination: Student.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "student_pk")),
+            RelationshipDescription(name: "quiz", destinationEntityID: 1370743572, destination: Quiz.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "quiz_pk")),
+            RelationshipDescription(name: "student", destinationEntityID: 436715712, destination: Student.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "student_pk")),
         ],
         columns: ["id", "points", "quiz_pk", "student_pk"],
         uniquenessConstraints: [[0]],

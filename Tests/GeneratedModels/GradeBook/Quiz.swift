@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Quiz`.
 public final class Quiz: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Quiz", table: "quiz", entityID: 2, fetchedEntityIDs: [2],
+        name: "Quiz", table: "quiz", entityID: 1370743572, fetchedEntityIDs: [1370743572],
         attributes: [
             AttributeDescription(name: "id", column: "id", type: .uuid, isOptional: false, hasDefault: false),
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "grades", destinationEntityID: 1, destination: Grade.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "quiz_pk", position: nil)),
+            RelationshipDescription(name: "grades", destinationEntityID: 1644290004, destination: Grade.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "quiz_pk", position: nil)),
         ],
         columns: ["id", "name"],
         uniquenessConstraints: [[0]],

@@ -9,14 +9,14 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Student`.
 public final class Student: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Student", table: "student", entityID: 3, fetchedEntityIDs: [3],
+        name: "Student", table: "student", entityID: 436715712, fetchedEntityIDs: [436715712],
         attributes: [
             AttributeDescription(name: "first_name", column: "first_name", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "id", column: "id", type: .uuid, isOptional: false, hasDefault: false),
             AttributeDescription(name: "last_name", column: "last_name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "grades", destinationEntityID: 1, destination: Grade.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "student_pk", position: nil)),
+            RelationshipDescription(name: "grades", destinationEntityID: 1644290004, destination: Grade.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "student_pk", position: nil)),
         ],
         columns: ["first_name", "id", "last_name"],
         uniquenessConstraints: [[1]],

@@ -19,7 +19,7 @@ CREATE TABLE "item" (
     "_entity" INTEGER NOT NULL,
     "_version" INTEGER NOT NULL DEFAULT 1,
     "timestamp" REAL,
-    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (526680070))
 );
 
 CREATE TABLE "user" (
@@ -29,7 +29,7 @@ CREATE TABLE "user" (
     "hobby" TEXT NOT NULL,
     "id" BLOB NOT NULL,
     "name" TEXT NOT NULL,
-    CONSTRAINT "user__entity_in" CHECK ("_entity" IN (2)),
+    CONSTRAINT "user__entity_in" CHECK ("_entity" IN (1621507602)),
     CONSTRAINT "user_id_size" CHECK (length("id") = 16)
 );
 
@@ -43,8 +43,8 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'HelloCoreData'),
     ('model_version', 'HelloCoreData'),
-    ('schema', '{"layout":"relational","modelName":"HelloCoreData","versionName":"HelloCoreData","tables":[{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"timestamp","type":"date","isNullable":true,"role":"attribute","source":"Item.timestamp"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"user","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"hobby","type":"text","isNullable":false,"role":"attribute","source":"User.hobby"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"User.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"User.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"user__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}},{"name":"user_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Item","table":"item","entityID":1,"isAbstract":false},{"entity":"User","table":"user","entityID":2,"isAbstract":false}]}'),
-    ('schema_hash', '0163de58b38e4515b8e2480638d279e46f7f818f1cfa01748eb61da8e8441754');
+    ('schema', '{"layout":"relational","modelName":"HelloCoreData","versionName":"HelloCoreData","tables":[{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"timestamp","type":"date","isNullable":true,"role":"attribute","source":"Item.timestamp"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[526680070]}}}]},{"name":"user","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"hobby","type":"text","isNullable":false,"role":"attribute","source":"User.hobby"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"User.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"User.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"user__entity_in","condition":{"oneOf":{"column":"_entity","values":[1621507602]}}},{"name":"user_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Item","table":"item","entityID":526680070,"isAbstract":false},{"entity":"User","table":"user","entityID":1621507602,"isAbstract":false}]}'),
+    ('schema_hash', 'a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60');
 
 """#,
         postgresDDL: #"""
@@ -56,7 +56,7 @@ CREATE TABLE "item" (
     "_entity" integer NOT NULL,
     "_version" bigint NOT NULL DEFAULT 1,
     "timestamp" timestamptz,
-    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (526680070))
 );
 
 CREATE TABLE "user" (
@@ -66,7 +66,7 @@ CREATE TABLE "user" (
     "hobby" text NOT NULL,
     "id" uuid NOT NULL,
     "name" text NOT NULL,
-    CONSTRAINT "user__entity_in" CHECK ("_entity" IN (2))
+    CONSTRAINT "user__entity_in" CHECK ("_entity" IN (1621507602))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -79,13 +79,59 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'HelloCoreData'),
     ('model_version', 'HelloCoreData'),
-    ('schema', '{"layout":"relational","modelName":"HelloCoreData","versionName":"HelloCoreData","tables":[{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"timestamp","type":"date","isNullable":true,"role":"attribute","source":"Item.timestamp"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"user","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"hobby","type":"text","isNullable":false,"role":"attribute","source":"User.hobby"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"User.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"User.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"user__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}},{"name":"user_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Item","table":"item","entityID":1,"isAbstract":false},{"entity":"User","table":"user","entityID":2,"isAbstract":false}]}'),
-    ('schema_hash', '0163de58b38e4515b8e2480638d279e46f7f818f1cfa01748eb61da8e8441754');
+    ('schema', '{"layout":"relational","modelName":"HelloCoreData","versionName":"HelloCoreData","tables":[{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"timestamp","type":"date","isNullable":true,"role":"attribute","source":"Item.timestamp"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[526680070]}}}]},{"name":"user","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"hobby","type":"text","isNullable":false,"role":"attribute","source":"User.hobby"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"User.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"User.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"user__entity_in","condition":{"oneOf":{"column":"_entity","values":[1621507602]}}},{"name":"user_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Item","table":"item","entityID":526680070,"isAbstract":false},{"entity":"User","table":"user","entityID":1621507602,"isAbstract":false}]}'),
+    ('schema_hash', 'a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60');
 
 """#,
-        schemaHash: "0163de58b38e4515b8e2480638d279e46f7f818f1cfa01748eb61da8e8441754",
+        schemaHash: "a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60",
         entities: [
             Item.entityDescription,
             User.entityDescription,
+        ],
+        migrations: [
+            PersistentStore.Migration(
+                from: "0163de58b38e4515b8e2480638d279e46f7f818f1cfa01748eb61da8e8441754", version: "HelloCoreData (modelgen 0.1)",
+                statements: [
+                "PRAGMA foreign_keys = OFF",
+                "PRAGMA legacy_alter_table = ON",
+                "BEGIN IMMEDIATE",
+                "CREATE TEMP TABLE \"_modelgen_preflight\" (\"step\" TEXT NOT NULL, \"failures\" INTEGER NOT NULL CHECK (\"failures\" = 0))",
+                "CREATE TEMP TRIGGER \"_modelgen_preflight_0\" BEFORE INSERT ON \"_modelgen_preflight\" WHEN NEW.\"step\" = 'foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)' AND NEW.\"failures\" <> 0 BEGIN SELECT RAISE(ABORT, 'modelgen migration stopped by foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)'); END",
+                "ALTER TABLE \"item\" RENAME TO \"_modelgen_old_item\"",
+                "CREATE TABLE \"item\" (\n    \"_pk\" INTEGER PRIMARY KEY,\n    \"_entity\" INTEGER NOT NULL,\n    \"_version\" INTEGER NOT NULL DEFAULT 1,\n    \"timestamp\" REAL,\n    CONSTRAINT \"item__entity_in\" CHECK (\"_entity\" IN (526680070))\n)",
+                "INSERT INTO \"item\" (\"_pk\", \"_entity\", \"_version\", \"timestamp\") SELECT \"_pk\", CASE \"_entity\" WHEN 1 THEN 526680070 ELSE \"_entity\" END, \"_version\", \"timestamp\" FROM \"_modelgen_old_item\"",
+                "DROP TABLE \"_modelgen_old_item\"",
+                "ALTER TABLE \"user\" RENAME TO \"_modelgen_old_user\"",
+                "CREATE TABLE \"user\" (\n    \"_pk\" INTEGER PRIMARY KEY,\n    \"_entity\" INTEGER NOT NULL,\n    \"_version\" INTEGER NOT NULL DEFAULT 1,\n    \"hobby\" TEXT NOT NULL,\n    \"id\" BLOB NOT NULL,\n    \"name\" TEXT NOT NULL,\n    CONSTRAINT \"user__entity_in\" CHECK (\"_entity\" IN (1621507602)),\n    CONSTRAINT \"user_id_size\" CHECK (length(\"id\") = 16)\n)",
+                "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"_version\", \"hobby\", \"id\", \"name\") SELECT \"_pk\", CASE \"_entity\" WHEN 2 THEN 1621507602 ELSE \"_entity\" END, \"_version\", \"hobby\", \"id\", \"name\" FROM \"_modelgen_old_user\"",
+                "DROP TABLE \"_modelgen_old_user\"",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'HelloCoreData'),\n    ('model_version', 'HelloCoreData'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"HelloCoreData\",\"versionName\":\"HelloCoreData\",\"tables\":[{\"name\":\"item\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"timestamp\",\"type\":\"date\",\"isNullable\":true,\"role\":\"attribute\",\"source\":\"Item.timestamp\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"item__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[526680070]}}}]},{\"name\":\"user\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"hobby\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"User.hobby\"},{\"name\":\"id\",\"type\":\"uuid\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"User.id\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"User.name\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"user__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[1621507602]}}},{\"name\":\"user_id_size\",\"condition\":{\"byteCount\":{\"column\":\"id\",\"bytes\":16}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[],\"entities\":[{\"entity\":\"Item\",\"table\":\"item\",\"entityID\":526680070,\"isAbstract\":false},{\"entity\":\"User\",\"table\":\"user\",\"entityID\":1621507602,\"isAbstract\":false}]}'),\n    ('schema_hash', 'a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60')",
+                "INSERT INTO temp.\"_modelgen_preflight\" VALUES ('foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)', (SELECT count(*) FROM pragma_foreign_key_check))",
+                "DROP TABLE temp.\"_modelgen_preflight\"",
+                "COMMIT",
+                "PRAGMA legacy_alter_table = OFF",
+                "PRAGMA foreign_keys = ON",
+            ],
+                blockingSteps: []),
+        ],
+        postgresMigrations: [
+            PersistentStore.Migration(
+                from: "0163de58b38e4515b8e2480638d279e46f7f818f1cfa01748eb61da8e8441754", version: "HelloCoreData (modelgen 0.1)",
+                statements: [
+                "BEGIN",
+                "SET CONSTRAINTS ALL DEFERRED",
+                "ALTER TABLE \"item\" DROP CONSTRAINT IF EXISTS \"item__entity_in\"",
+                "ALTER TABLE \"user\" DROP CONSTRAINT IF EXISTS \"user__entity_in\"",
+                "UPDATE \"item\" SET \"_entity\" = CASE \"_entity\" WHEN 1 THEN 526680070 ELSE \"_entity\" END",
+                "UPDATE \"user\" SET \"_entity\" = CASE \"_entity\" WHEN 2 THEN 1621507602 ELSE \"_entity\" END",
+                "ALTER TABLE \"item\" ADD CONSTRAINT \"item__entity_in\" CHECK (\"_entity\" IN (526680070))",
+                "ALTER TABLE \"user\" ADD CONSTRAINT \"user__entity_in\" CHECK (\"_entity\" IN (1621507602))",
+                "SET CONSTRAINTS ALL IMMEDIATE",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'HelloCoreData'),\n    ('model_version', 'HelloCoreData'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"HelloCoreData\",\"versionName\":\"HelloCoreData\",\"tables\":[{\"name\":\"item\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"timestamp\",\"type\":\"date\",\"isNullable\":true,\"role\":\"attribute\",\"source\":\"Item.timestamp\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"item__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[526680070]}}}]},{\"name\":\"user\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"hobby\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"User.hobby\"},{\"name\":\"id\",\"type\":\"uuid\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"User.id\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"User.name\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"user__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[1621507602]}}},{\"name\":\"user_id_size\",\"condition\":{\"byteCount\":{\"column\":\"id\",\"bytes\":16}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[],\"entities\":[{\"entity\":\"Item\",\"table\":\"item\",\"entityID\":526680070,\"isAbstract\":false},{\"entity\":\"User\",\"table\":\"user\",\"entityID\":1621507602,\"isAbstract\":false}]}'),\n    ('schema_hash', 'a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60')",
+                "COMMIT",
+            ],
+                blockingSteps: []),
         ])
 }

@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Item`.
 public final class Item: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Item", table: "item", entityID: 1, fetchedEntityIDs: [1],
+        name: "Item", table: "item", entityID: 526680070, fetchedEntityIDs: [526680070],
         attributes: [
             AttributeDescription(name: "timestamp", column: "timestamp", type: .date, isOptional: true, hasDefault: false),
         ],

@@ -25,7 +25,7 @@ extension User: GeneratedEntity {
         set { setStoredValue(newValue, atSlot: 2) }
     }
     @_spi(Generated) public static let modelGenEntity = EntityDescription(
-        name: "User", table: "user", entityID: 2, fetchedEntityIDs: [2],
+        name: "User", table: "user", entityID: 1621507602, fetchedEntityIDs: [1621507602],
         attributes: [
             AttributeDescription(name: "hobby", column: "hobby", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "id", column: "id", type: .uuid, isOptional: false, hasDefault: false),

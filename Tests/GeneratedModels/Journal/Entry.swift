@@ -9,14 +9,14 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Entry`.
 public final class Entry: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Entry", table: "entry", entityID: 1, fetchedEntityIDs: [1],
+        name: "Entry", table: "entry", entityID: 482340147, fetchedEntityIDs: [482340147],
         attributes: [
             AttributeDescription(name: "body", column: "body", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "headline", column: "headline", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "mood", column: "mood", type: .int16, isOptional: false, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "tags", destinationEntityID: 2, destination: Tag.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "entry_tags", source: "entry_pk", destination: "tags_pk", position: nil)),
+            RelationshipDescription(name: "tags", destinationEntityID: 2021872691, destination: Tag.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "entry_tags", source: "entry_pk", destination: "tags_pk", position: nil)),
         ],
         columns: ["body", "headline", "mood"],
         uniquenessConstraints: [],

@@ -9,12 +9,12 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Tag`.
 public final class Tag: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Tag", table: "tag", entityID: 2, fetchedEntityIDs: [2],
+        name: "Tag", table: "tag", entityID: 2021872691, fetchedEntityIDs: [2021872691],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "entries", destinationEntityID: 1, destination: Entry.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "entry_tags", source: "tags_pk", destination: "entry_pk", position: nil)),
+            RelationshipDescription(name: "entries", destinationEntityID: 482340147, destination: Entry.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "entry_tags", source: "tags_pk", destination: "entry_pk", position: nil)),
         ],
         columns: ["name"],
         uniquenessConstraints: [],

@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Author`.
 public final class Author: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Author", table: "author", entityID: 1, fetchedEntityIDs: [1],
+        name: "Author", table: "author", entityID: 361744246, fetchedEntityIDs: [361744246],
         attributes: [
             AttributeDescription(name: "born", column: "born", type: .date, isOptional: true, hasDefault: false),
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false, minimum: 1.0),
         ],
         relationships: [
-            RelationshipDescription(name: "books", destinationEntityID: 5, destination: Book.self, inverse: 2, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "author_pk", destination: "books_pk", position: nil)),
+            RelationshipDescription(name: "books", destinationEntityID: 678699352, destination: Book.self, inverse: 2, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "author_pk", destination: "books_pk", position: nil)),
         ],
         columns: ["born", "name"],
         uniquenessConstraints: [[1]],

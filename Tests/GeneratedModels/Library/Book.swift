@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Book`.
 public final class Book: Media {
     private static let entityMetadata = EntityDescription(
-        name: "Book", table: "media", entityID: 5, fetchedEntityIDs: [5],
+        name: "Book", table: "media", entityID: 678699352, fetchedEntityIDs: [678699352],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false, minimum: 1.0, maximum: 200.0),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false, minimum: 1450.0, maximum: 2100.0),
@@ -17,9 +17,9 @@ public final class Book: Media {
             AttributeDescription(name: "pages", column: "pages", type: .int32, isOptional: false, hasDefault: true, minimum: 0.0),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
-            RelationshipDescription(name: "shelf", destinationEntityID: 9, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
-            RelationshipDescription(name: "authors", destinationEntityID: 1, destination: Author.self, inverse: 0, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "books_pk", destination: "author_pk", position: "authors_position")),
+            RelationshipDescription(name: "loans", destinationEntityID: 1857006459, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
+            RelationshipDescription(name: "shelf", destinationEntityID: 806967779, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
+            RelationshipDescription(name: "authors", destinationEntityID: 361744246, destination: Author.self, inverse: 0, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .nullify, storage: .joinTable(table: "author_books", source: "books_pk", destination: "author_pk", position: "authors_position")),
         ],
         columns: ["duration", "isbn", "narrator", "pages", "shelf_pk", "shelf_position", "title", "year"],
         uniquenessConstraints: [],

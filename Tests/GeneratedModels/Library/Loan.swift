@@ -9,14 +9,14 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Loan`.
 public final class Loan: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Loan", table: "loan", entityID: 2, fetchedEntityIDs: [2],
+        name: "Loan", table: "loan", entityID: 1857006459, fetchedEntityIDs: [1857006459],
         attributes: [
             AttributeDescription(name: "due", column: "due", type: .date, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "item", destinationEntityID: 3, destination: Media.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "item_pk")),
-            RelationshipDescription(name: "member", destinationEntityID: 6, destination: Member.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "member_pk")),
-            RelationshipDescription(name: "reminders", destinationEntityID: 8, destination: Reminder.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "loan_pk", position: nil)),
+            RelationshipDescription(name: "item", destinationEntityID: 1359989411, destination: Media.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "item_pk")),
+            RelationshipDescription(name: "member", destinationEntityID: 2130050275, destination: Member.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "member_pk")),
+            RelationshipDescription(name: "reminders", destinationEntityID: 862434479, destination: Reminder.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "loan_pk", position: nil)),
         ],
         columns: ["due", "item_pk", "member_pk"],
         uniquenessConstraints: [],

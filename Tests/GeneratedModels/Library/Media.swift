@@ -9,14 +9,14 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Media`.
 public class Media: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Media", table: "media", entityID: 3, fetchedEntityIDs: [3, 4, 5],
+        name: "Media", table: "media", entityID: 1359989411, fetchedEntityIDs: [678699352, 1359989411, 1519706460],
         attributes: [
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false, minimum: 1.0, maximum: 200.0),
             AttributeDescription(name: "year", column: "year", type: .int16, isOptional: true, hasDefault: false, minimum: 1450.0, maximum: 2100.0),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
-            RelationshipDescription(name: "shelf", destinationEntityID: 9, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
+            RelationshipDescription(name: "loans", destinationEntityID: 1857006459, destination: Loan.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .deny, storage: .inverseForeignKey(column: "item_pk", position: nil)),
+            RelationshipDescription(name: "shelf", destinationEntityID: 806967779, destination: Shelf.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "shelf_pk")),
         ],
         columns: ["duration", "isbn", "narrator", "pages", "shelf_pk", "shelf_position", "title", "year"],
         uniquenessConstraints: [],

@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Member`.
 public final class Member: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Member", table: "member", entityID: 6, fetchedEntityIDs: [6],
+        name: "Member", table: "member", entityID: 2130050275, fetchedEntityIDs: [2130050275],
         attributes: [
             AttributeDescription(name: "email", column: "email", type: .string, isOptional: false, hasDefault: false, pattern: "[^@ ]+@[^@ ]+"),
             AttributeDescription(name: "location.city", column: "location_city", type: .string, isOptional: true, hasDefault: false),
@@ -17,7 +17,7 @@ public final class Member: ManagedObject {
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "loans", destinationEntityID: 2, destination: Loan.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "member_pk", position: nil)),
+            RelationshipDescription(name: "loans", destinationEntityID: 1857006459, destination: Loan.self, inverse: 1, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "member_pk", position: nil)),
         ],
         columns: ["email", "location_city", "location_street", "name"],
         uniquenessConstraints: [[0]],

@@ -20,7 +20,7 @@ extension Note: GeneratedEntity {
         set { setStoredValue(newValue, atSlot: 1) }
     }
     @_spi(Generated) public static let modelGenEntity = EntityDescription(
-        name: "Note", table: "note", entityID: 7, fetchedEntityIDs: [7],
+        name: "Note", table: "note", entityID: 339788125, fetchedEntityIDs: [339788125],
         attributes: [
             AttributeDescription(name: "created", column: "created", type: .date, isOptional: true, hasDefault: false),
             AttributeDescription(name: "text", column: "text", type: .string, isOptional: false, hasDefault: true),

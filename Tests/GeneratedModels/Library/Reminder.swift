@@ -9,12 +9,12 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Reminder`.
 public final class Reminder: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Reminder", table: "reminder", entityID: 8, fetchedEntityIDs: [8],
+        name: "Reminder", table: "reminder", entityID: 862434479, fetchedEntityIDs: [862434479],
         attributes: [
             AttributeDescription(name: "sent", column: "sent", type: .date, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "loan", destinationEntityID: 2, destination: Loan.self, inverse: 2, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "loan_pk")),
+            RelationshipDescription(name: "loan", destinationEntityID: 1857006459, destination: Loan.self, inverse: 2, isToMany: false, isOrdered: false, isOptional: false, deletionRule: .nullify, storage: .foreignKey(column: "loan_pk")),
         ],
         columns: ["loan_pk", "sent"],
         uniquenessConstraints: [],

@@ -9,12 +9,12 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Shelf`.
 public final class Shelf: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Shelf", table: "shelf", entityID: 9, fetchedEntityIDs: [9],
+        name: "Shelf", table: "shelf", entityID: 806967779, fetchedEntityIDs: [806967779],
         attributes: [
             AttributeDescription(name: "label", column: "label", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "items", destinationEntityID: 3, destination: Media.self, inverse: 1, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "shelf_pk", position: "shelf_position")),
+            RelationshipDescription(name: "items", destinationEntityID: 1359989411, destination: Media.self, inverse: 1, isToMany: true, isOrdered: true, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "shelf_pk", position: "shelf_position")),
         ],
         columns: ["label"],
         uniquenessConstraints: [[0]],

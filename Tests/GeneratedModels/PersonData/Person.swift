@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Person`.
 public final class Person: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Person", table: "person", entityID: 1, fetchedEntityIDs: [1],
+        name: "Person", table: "person", entityID: 1131342752, fetchedEntityIDs: [1131342752],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "ssn", column: "ssn", type: .int16, isOptional: false, hasDefault: true),

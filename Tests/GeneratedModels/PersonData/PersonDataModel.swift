@@ -20,7 +20,7 @@ CREATE TABLE "person" (
     "_version" INTEGER NOT NULL DEFAULT 1,
     "name" TEXT,
     "ssn" INTEGER NOT NULL DEFAULT 0,
-    CONSTRAINT "person__entity_in" CHECK ("_entity" IN (1)),
+    CONSTRAINT "person__entity_in" CHECK ("_entity" IN (1131342752)),
     CONSTRAINT "person_ssn_width" CHECK ("ssn" BETWEEN -32768 AND 32767)
 );
 
@@ -34,8 +34,8 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'PersonData'),
     ('model_version', 'PersonData'),
-    ('schema', '{"layout":"relational","modelName":"PersonData","versionName":"PersonData","tables":[{"name":"person","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Person.name"},{"name":"ssn","type":"integer16","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Person.ssn"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"person__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}},{"name":"person_ssn_width","condition":{"integerWidth":{"column":"ssn","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Person","table":"person","entityID":1,"isAbstract":false}]}'),
-    ('schema_hash', 'a423f2c5e9b7b9af4684ca4e8053657aabdc6e071cfa0368850fc5a3452b7a54');
+    ('schema', '{"layout":"relational","modelName":"PersonData","versionName":"PersonData","tables":[{"name":"person","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Person.name"},{"name":"ssn","type":"integer16","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Person.ssn"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"person__entity_in","condition":{"oneOf":{"column":"_entity","values":[1131342752]}}},{"name":"person_ssn_width","condition":{"integerWidth":{"column":"ssn","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Person","table":"person","entityID":1131342752,"isAbstract":false}]}'),
+    ('schema_hash', '5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010');
 
 """#,
         postgresDDL: #"""
@@ -48,7 +48,7 @@ CREATE TABLE "person" (
     "_version" bigint NOT NULL DEFAULT 1,
     "name" text,
     "ssn" smallint NOT NULL DEFAULT 0,
-    CONSTRAINT "person__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "person__entity_in" CHECK ("_entity" IN (1131342752))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -61,12 +61,51 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'PersonData'),
     ('model_version', 'PersonData'),
-    ('schema', '{"layout":"relational","modelName":"PersonData","versionName":"PersonData","tables":[{"name":"person","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Person.name"},{"name":"ssn","type":"integer16","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Person.ssn"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"person__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}},{"name":"person_ssn_width","condition":{"integerWidth":{"column":"ssn","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Person","table":"person","entityID":1,"isAbstract":false}]}'),
-    ('schema_hash', 'a423f2c5e9b7b9af4684ca4e8053657aabdc6e071cfa0368850fc5a3452b7a54');
+    ('schema', '{"layout":"relational","modelName":"PersonData","versionName":"PersonData","tables":[{"name":"person","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Person.name"},{"name":"ssn","type":"integer16","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Person.ssn"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"person__entity_in","condition":{"oneOf":{"column":"_entity","values":[1131342752]}}},{"name":"person_ssn_width","condition":{"integerWidth":{"column":"ssn","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Person","table":"person","entityID":1131342752,"isAbstract":false}]}'),
+    ('schema_hash', '5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010');
 
 """#,
-        schemaHash: "a423f2c5e9b7b9af4684ca4e8053657aabdc6e071cfa0368850fc5a3452b7a54",
+        schemaHash: "5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010",
         entities: [
             Person.entityDescription,
+        ],
+        migrations: [
+            PersistentStore.Migration(
+                from: "a423f2c5e9b7b9af4684ca4e8053657aabdc6e071cfa0368850fc5a3452b7a54", version: "PersonData (modelgen 0.1)",
+                statements: [
+                "PRAGMA foreign_keys = OFF",
+                "PRAGMA legacy_alter_table = ON",
+                "BEGIN IMMEDIATE",
+                "CREATE TEMP TABLE \"_modelgen_preflight\" (\"step\" TEXT NOT NULL, \"failures\" INTEGER NOT NULL CHECK (\"failures\" = 0))",
+                "CREATE TEMP TRIGGER \"_modelgen_preflight_0\" BEFORE INSERT ON \"_modelgen_preflight\" WHEN NEW.\"step\" = 'foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)' AND NEW.\"failures\" <> 0 BEGIN SELECT RAISE(ABORT, 'modelgen migration stopped by foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)'); END",
+                "ALTER TABLE \"person\" RENAME TO \"_modelgen_old_person\"",
+                "CREATE TABLE \"person\" (\n    \"_pk\" INTEGER PRIMARY KEY,\n    \"_entity\" INTEGER NOT NULL,\n    \"_version\" INTEGER NOT NULL DEFAULT 1,\n    \"name\" TEXT,\n    \"ssn\" INTEGER NOT NULL DEFAULT 0,\n    CONSTRAINT \"person__entity_in\" CHECK (\"_entity\" IN (1131342752)),\n    CONSTRAINT \"person_ssn_width\" CHECK (\"ssn\" BETWEEN -32768 AND 32767)\n)",
+                "INSERT INTO \"person\" (\"_pk\", \"_entity\", \"_version\", \"name\", \"ssn\") SELECT \"_pk\", CASE \"_entity\" WHEN 1 THEN 1131342752 ELSE \"_entity\" END, \"_version\", \"name\", \"ssn\" FROM \"_modelgen_old_person\"",
+                "DROP TABLE \"_modelgen_old_person\"",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'PersonData'),\n    ('model_version', 'PersonData'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"PersonData\",\"versionName\":\"PersonData\",\"tables\":[{\"name\":\"person\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":true,\"role\":\"attribute\",\"source\":\"Person.name\"},{\"name\":\"ssn\",\"type\":\"integer16\",\"isNullable\":false,\"defaultValue\":{\"integer\":0},\"role\":\"attribute\",\"source\":\"Person.ssn\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"person__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[1131342752]}}},{\"name\":\"person_ssn_width\",\"condition\":{\"integerWidth\":{\"column\":\"ssn\",\"type\":\"integer16\"}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[],\"entities\":[{\"entity\":\"Person\",\"table\":\"person\",\"entityID\":1131342752,\"isAbstract\":false}]}'),\n    ('schema_hash', '5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010')",
+                "INSERT INTO temp.\"_modelgen_preflight\" VALUES ('foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)', (SELECT count(*) FROM pragma_foreign_key_check))",
+                "DROP TABLE temp.\"_modelgen_preflight\"",
+                "COMMIT",
+                "PRAGMA legacy_alter_table = OFF",
+                "PRAGMA foreign_keys = ON",
+            ],
+                blockingSteps: []),
+        ],
+        postgresMigrations: [
+            PersistentStore.Migration(
+                from: "a423f2c5e9b7b9af4684ca4e8053657aabdc6e071cfa0368850fc5a3452b7a54", version: "PersonData (modelgen 0.1)",
+                statements: [
+                "BEGIN",
+                "SET CONSTRAINTS ALL DEFERRED",
+                "ALTER TABLE \"person\" DROP CONSTRAINT IF EXISTS \"person__entity_in\"",
+                "UPDATE \"person\" SET \"_entity\" = CASE \"_entity\" WHEN 1 THEN 1131342752 ELSE \"_entity\" END",
+                "ALTER TABLE \"person\" ADD CONSTRAINT \"person__entity_in\" CHECK (\"_entity\" IN (1131342752))",
+                "SET CONSTRAINTS ALL IMMEDIATE",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'PersonData'),\n    ('model_version', 'PersonData'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"PersonData\",\"versionName\":\"PersonData\",\"tables\":[{\"name\":\"person\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":true,\"role\":\"attribute\",\"source\":\"Person.name\"},{\"name\":\"ssn\",\"type\":\"integer16\",\"isNullable\":false,\"defaultValue\":{\"integer\":0},\"role\":\"attribute\",\"source\":\"Person.ssn\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"person__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[1131342752]}}},{\"name\":\"person_ssn_width\",\"condition\":{\"integerWidth\":{\"column\":\"ssn\",\"type\":\"integer16\"}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[],\"entities\":[{\"entity\":\"Person\",\"table\":\"person\",\"entityID\":1131342752,\"isAbstract\":false}]}'),\n    ('schema_hash', '5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010')",
+                "COMMIT",
+            ],
+                blockingSteps: []),
         ])
 }

@@ -9,12 +9,12 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Candy`.
 public final class Candy: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Candy", table: "candy", entityID: 1, fetchedEntityIDs: [1],
+        name: "Candy", table: "candy", entityID: 437141246, fetchedEntityIDs: [437141246],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "origin", destinationEntityID: 2, destination: Country.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "origin_pk")),
+            RelationshipDescription(name: "origin", destinationEntityID: 83164785, destination: Country.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "origin_pk")),
         ],
         columns: ["name", "origin_pk"],
         uniquenessConstraints: [],

@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Country`.
 public final class Country: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Country", table: "country", entityID: 2, fetchedEntityIDs: [2],
+        name: "Country", table: "country", entityID: 83164785, fetchedEntityIDs: [83164785],
         attributes: [
             AttributeDescription(name: "fullName", column: "full_name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "shortName", column: "short_name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "candy", destinationEntityID: 1, destination: Candy.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "origin_pk", position: nil)),
+            RelationshipDescription(name: "candy", destinationEntityID: 437141246, destination: Candy.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "origin_pk", position: nil)),
         ],
         columns: ["full_name", "short_name"],
         uniquenessConstraints: [[1]],

@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Ship`.
 public final class Ship: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Ship", table: "ship", entityID: 3, fetchedEntityIDs: [3],
+        name: "Ship", table: "ship", entityID: 746798495, fetchedEntityIDs: [746798495],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "universe", column: "universe", type: .string, isOptional: true, hasDefault: false),

@@ -9,7 +9,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Singer`.
 public final class Singer: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Singer", table: "singer", entityID: 4, fetchedEntityIDs: [4],
+        name: "Singer", table: "singer", entityID: 1552747081, fetchedEntityIDs: [1552747081],
         attributes: [
             AttributeDescription(name: "firstName", column: "first_name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "lastName", column: "last_name", type: .string, isOptional: true, hasDefault: false),

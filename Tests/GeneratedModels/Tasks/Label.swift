@@ -29,7 +29,7 @@ extension Label: GeneratedEntity {
         set { setStoredValue(newValue, atSlot: 2) }
     }
     @_spi(Generated) public static let modelGenEntity = EntityDescription(
-        name: "Label", table: "label", entityID: 1, fetchedEntityIDs: [1],
+        name: "Label", table: "label", entityID: 516747933, fetchedEntityIDs: [516747933],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "style", column: "style", type: .string, isOptional: false, hasDefault: true, conversion: .rawValue(LabelStyle.self)),

@@ -12,13 +12,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Project`.
 public final class Project: ManagedObject, Observation.Observable {
     private static let entityMetadata = EntityDescription(
-        name: "Project", table: "project", entityID: 2, fetchedEntityIDs: [2],
+        name: "Project", table: "project", entityID: 2069883486, fetchedEntityIDs: [2069883486],
         attributes: [
             AttributeDescription(name: "kind", column: "kind", type: .int16, isOptional: false, hasDefault: true, conversion: .rawValue(ProjectKind.self)),
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "tasks", destinationEntityID: 3, destination: Task.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "project_pk", position: nil)),
+            RelationshipDescription(name: "tasks", destinationEntityID: 1995390348, destination: Task.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "project_pk", position: nil)),
         ],
         columns: ["kind", "name"],
         uniquenessConstraints: [],

@@ -18,7 +18,7 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Task`.
 public final class Task: ManagedObject, Observation.Observable {
     private static let entityMetadata = EntityDescription(
-        name: "Task", table: "task", entityID: 3, fetchedEntityIDs: [3],
+        name: "Task", table: "task", entityID: 1995390348, fetchedEntityIDs: [1995390348],
         attributes: [
             AttributeDescription(name: "checklist", column: "checklist", type: .data, isOptional: true, hasDefault: false, conversion: .coded(ValueCoding<Checklist>.json)),
             AttributeDescription(name: "color", column: "color", type: .data, isOptional: true, hasDefault: false, conversion: .coded(ValueCoding<Color>.transformer(named: "ColorTransformer"))),
@@ -31,7 +31,7 @@ public final class Task: ManagedObject, Observation.Observable {
             AttributeDescription(name: "title", column: "title", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "project", destinationEntityID: 2, destination: Project.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "project_pk")),
+            RelationshipDescription(name: "project", destinationEntityID: 2069883486, destination: Project.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "project_pk")),
         ],
         columns: ["checklist", "color", "estimate", "flags", "note", "priority", "project_pk", "state", "tags", "title"],
         uniquenessConstraints: [],

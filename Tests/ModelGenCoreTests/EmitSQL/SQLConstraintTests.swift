@@ -38,33 +38,41 @@ import Testing
         return try #require(SchemaLowering().lower(model, diagnostics: engine))
     }
 
-    /// (statement, whether the engine must accept it), run in order on a fresh database.
+    /// (statement, whether the engine must accept it), run in order on a fresh database; `{Shop}`
+    /// stands for Shop's `_entity` number (`numbered`).
     static let statements: [(String, Bool)] = [
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (1, 2, 'AB')"#, true),
-        (#"INSERT INTO "item" ("_pk", "_entity", "name", "shop_pk") VALUES (1, 1, 'pen', 1)"#, true),
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code", "mall") VALUES (2, 3, 'CD', 'Centre')"#, true),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (1, {Shop}, 'AB')"#, true),
+        (#"INSERT INTO "item" ("_pk", "_entity", "name", "shop_pk") VALUES (1, {Item}, 'pen', 1)"#, true),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code", "mall") VALUES (2, {Outlet}, 'CD', 'Centre')"#, true),
         // NOT NULL: a required attribute.
-        (#"INSERT INTO "shop" ("_pk", "_entity") VALUES (3, 2)"#, false),
+        (#"INSERT INTO "shop" ("_pk", "_entity") VALUES (3, {Shop})"#, false),
         // CHECK: string length, number range, _entity, and a sub-entity's required attribute.
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (4, 2, 'A')"#, false),
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (5, 2, 'TOOLONG')"#, false),
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code", "rating") VALUES (6, 2, 'EF', 9)"#, false),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (4, {Shop}, 'A')"#, false),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (5, {Shop}, 'TOOLONG')"#, false),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code", "rating") VALUES (6, {Shop}, 'EF', 9)"#, false),
         (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (7, 99, 'GH')"#, false),
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (8, 3, 'IJ')"#, false),
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code", "rating") VALUES (9, 2, 'KL', 5)"#, true),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (8, {Outlet}, 'IJ')"#, false),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code", "rating") VALUES (9, {Shop}, 'KL', 5)"#, true),
         // UNIQUE: the uniqueness constraint.
-        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (10, 2, 'AB')"#, false),
+        (#"INSERT INTO "shop" ("_pk", "_entity", "code") VALUES (10, {Shop}, 'AB')"#, false),
         // FOREIGN KEY: a to-one pointing at no row.
-        (#"INSERT INTO "item" ("_pk", "_entity", "shop_pk") VALUES (2, 1, 999)"#, false),
-        (#"INSERT INTO "item" ("_pk", "_entity", "shop_pk") VALUES (3, 1, 2)"#, true),
+        (#"INSERT INTO "item" ("_pk", "_entity", "shop_pk") VALUES (2, {Item}, 999)"#, false),
+        (#"INSERT INTO "item" ("_pk", "_entity", "shop_pk") VALUES (3, {Item}, 2)"#, true),
         // ON DELETE CASCADE (Shop.items is Cascade): deleting shop 1 deletes item 1.
         (#"DELETE FROM "shop" WHERE "_pk" = 1"#, true),
     ]
 
+    /// `statement` with each `{Entity}` replaced by that entity's `_entity` number in `schema`.
+    static func numbered(_ statement: String, _ schema: RelationalSchema) -> String {
+        schema.entities.reduce(statement) { $0.replacingOccurrences(of: "{\($1.entity)}", with: String($1.entityID)) }
+    }
+
     @Test func sqliteEnforcesEveryConstraint() throws {
         let database = try SQLiteDatabase()
-        try database.execute(SQLEmitter(dialect: .sqlite).emit(try Self.schema()))
-        for (statement, accepted) in Self.statements {
+        let lowered = try Self.schema()
+        try database.execute(SQLEmitter(dialect: .sqlite).emit(lowered))
+        for (template, accepted) in Self.statements {
+            let statement = Self.numbered(template, lowered)
             let error: (any Error)? = { () -> (any Error)? in
                 do {
                     try database.execute(statement)
@@ -82,9 +90,11 @@ import Testing
     @Test func postgresEnforcesEveryConstraint() throws {
         guard let cluster = PostgresCluster.shared() else { return }
         let schema = "constraints_\(UUID().uuidString.prefix(8).lowercased())"
-        let applied = try cluster.psql(SQLEmitter(dialect: .postgres).emit(try Self.schema()), schema: schema)
+        let lowered = try Self.schema()
+        let applied = try cluster.psql(SQLEmitter(dialect: .postgres).emit(lowered), schema: schema)
         #expect(applied.status == 0, "\(applied.stderr)")
-        for (statement, accepted) in Self.statements {
+        for (template, accepted) in Self.statements {
+            let statement = Self.numbered(template, lowered)
             let result = try cluster.psql(statement, schema: schema)
             #expect((result.status == 0) == accepted, "\(statement): \(result.stderr)")
         }
@@ -105,14 +115,15 @@ import Testing
         let engine = DiagnosticEngine()
         let model = try #require(FrontEnd().run(SourceFile(path: "Tags", bytes: Array(text.utf8)), diagnostics: engine))
         let database = try SQLiteDatabase()
-        try database.execute(
-            SQLEmitter(dialect: .sqlite).emit(try #require(SchemaLowering().lower(model, diagnostics: engine))))
-        try database.execute(#"INSERT INTO "tag" ("_entity", "small", "uid") VALUES (1, 32767, zeroblob(16))"#)
+        let lowered = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        try database.execute(SQLEmitter(dialect: .sqlite).emit(lowered))
+        let tag = try #require(lowered.entities.first).entityID
+        try database.execute(#"INSERT INTO "tag" ("_entity", "small", "uid") VALUES (\#(tag), 32767, zeroblob(16))"#)
         #expect(throws: (any Error).self) {
-            try database.execute(#"INSERT INTO "tag" ("_entity", "small") VALUES (1, 32768)"#)
+            try database.execute(#"INSERT INTO "tag" ("_entity", "small") VALUES (\#(tag), 32768)"#)
         }
         #expect(throws: (any Error).self) {
-            try database.execute(#"INSERT INTO "tag" ("_entity", "uid") VALUES (1, zeroblob(15))"#)
+            try database.execute(#"INSERT INTO "tag" ("_entity", "uid") VALUES (\#(tag), zeroblob(15))"#)
         }
     }
 }

@@ -6,13 +6,15 @@ import Testing
 @Suite struct LoweringTests {
     static let testedIDs: Set<String> = Set(cases.map(\.id)).union(["unknown-configuration"])
 
-    static func lower(_ text: String, configuration: String? = nil) -> (RelationalSchema?, [Diagnostic]) {
+    static func lower(_ text: String, configuration: String? = nil, layout: StandardLayout = StandardLayout()) -> (
+        RelationalSchema?, [Diagnostic]
+    ) {
         let engine = DiagnosticEngine()
         guard
             let model = FrontEnd().run(
                 SourceFile(path: DiagnosticLocationTests.path, bytes: Array(text.utf8)), diagnostics: engine)
         else { return (nil, engine.sorted) }
-        let schema = SchemaLowering().lower(model, configuration: configuration, diagnostics: engine)
+        let schema = SchemaLowering(layout: layout).lower(model, configuration: configuration, diagnostics: engine)
         return (schema, engine.sorted)
     }
 
@@ -189,35 +191,45 @@ import Testing
         #expect(SQLNaming.quoted(#"say "hi""#) == #""say ""hi""""#)
     }
 
+    static let cars = modelDocument(
+        """
+            <entity name="Car" isAbstract="YES">
+                <attribute name="make" attributeType="String"/>
+            </entity>
+            <entity name="ExpensiveSportCar" parentEntity="SportCar">
+                <attribute name="price" attributeType="Decimal"/>
+            </entity>
+            <entity name="Person">
+                <relationship name="cars" optional="YES" toMany="YES" deletionRule="Deny" destinationEntity="SportCar" inverseName="owner" inverseEntity="SportCar"/>
+            </entity>
+            <entity name="SportCar" parentEntity="Car">
+                <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="cars" inverseEntity="Person"/>
+            </entity>
+        """)
+
     @Test func inheritanceSharesTheRootTableWithEntityNumbersAndChecks() throws {
-        let (schema, diagnostics) = Self.lower(
-            modelDocument(
-                """
-                    <entity name="Car" isAbstract="YES">
-                        <attribute name="make" attributeType="String"/>
-                    </entity>
-                    <entity name="ExpensiveSportCar" parentEntity="SportCar">
-                        <attribute name="price" attributeType="Decimal"/>
-                    </entity>
-                    <entity name="Person">
-                        <relationship name="cars" optional="YES" toMany="YES" deletionRule="Deny" destinationEntity="SportCar" inverseName="owner" inverseEntity="SportCar"/>
-                    </entity>
-                    <entity name="SportCar" parentEntity="Car">
-                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="cars" inverseEntity="Person"/>
-                    </entity>
-                """))
+        let (schema, diagnostics) = Self.lower(Self.cars)
         #expect(diagnostics.isEmpty)
         let lowered = try #require(schema)
+        // FNV-1a (32 bits, top bit cleared) of each name, worked out apart from the code; the
+        // entities in pre-order (roots by name, each followed by its sub-entities by name).
         #expect(
             lowered.entities.map { "\($0.entityID):\($0.entity)@\($0.table)" } == [
-                "1:Car@car", "2:SportCar@car", "3:ExpensiveSportCar@car", "4:Person@person",
+                "1727983745:Car@car", "520550649:SportCar@car", "719949662:ExpensiveSportCar@car",
+                "1131342752:Person@person",
             ])
         let car = try #require(lowered.table(named: "car"))
         #expect(car.columns.map(\.name) == ["_pk", "_entity", "_version", "make", "owner_pk", "price"])
         #expect(car.column(named: "make")?.isNullable == false)
         #expect(car.column(named: "price")?.isNullable == true)
-        #expect(car.checks.map(\.condition).contains(.requiredFor(column: "price", entityIDs: [3])))
-        #expect(car.checks.map(\.condition).contains(.oneOf(column: "_entity", values: [2, 3])))
+        #expect(car.checks.map(\.condition).contains(.requiredFor(column: "price", entityIDs: [719_949_662])))
+        #expect(car.checks.map(\.condition).contains(.oneOf(column: "_entity", values: [520_550_649, 719_949_662])))
+        // modelgen 0.1's numbers: positions in that order, from 1.
+        let legacy = try #require(Self.lower(Self.cars, layout: StandardLayout(entityCodes: .sortedPositions)).0)
+        #expect(legacy.entities.map(\.entityID) == [1, 2, 3, 4])
+        let legacyCar = try #require(legacy.table(named: "car"))
+        #expect(legacyCar.checks.map(\.condition).contains(.requiredFor(column: "price", entityIDs: [3])))
+        #expect(legacyCar.checks.map(\.condition).contains(.oneOf(column: "_entity", values: [2, 3])))
         #expect(
             car.foreignKeys == [
                 ForeignKey(
@@ -301,7 +313,7 @@ import Testing
         #expect(SQLEmitter(dialect: .postgres).emit(first).contains("DEFAULT '3c4e3ee8-5bd2-4b5a-8f3b-8c0fdbed5b86'"))
         let database = try SQLiteDatabase()
         try database.execute(SQLEmitter(dialect: .sqlite).emit(first))
-        try database.execute(#"INSERT INTO "order" ("_entity") VALUES (1)"#)
+        try database.execute(#"INSERT INTO "order" ("_entity") VALUES (417825335)"#)
         #expect(
             try database.rows(#"SELECT "group", hex("user") FROM "order""#) == [
                 ["it's", "3C4E3EE85BD24B5A8F3B8C0FDBED5B86"]

@@ -37,6 +37,46 @@ import Testing
         print("migration corpus: \(Self.pairs.count) consecutive version pairs")
     }
 
+    /// Adding or removing entities rewrites no other table: `renumber-entities` is planned only
+    /// for a table holding an entity whose identity (renaming ID, else name) is new in it. With
+    /// modelgen 0.1's numbers by position, the same pairs renumbered many tables (printed).
+    @Test func onlyTablesOfChangedEntitiesAreRenumbered() throws {
+        var renumbered = (current: 0, positions: 0)
+        for pair in Self.pairs {
+            let engine = DiagnosticEngine()
+            let loader = ModelLoader()
+            guard let old = loader.load(path: pair.bundle.path, version: pair.from, diagnostics: engine),
+                let new = loader.load(path: pair.bundle.path, version: pair.to, diagnostics: engine)
+            else {
+                Issue.record("\(pair.testDescription): \(engine.sorted.map(\.rendered))")
+                continue
+            }
+            let oldIdentities = Set(old.entities.map { $0.elementID ?? $0.name })
+            for layout in [StandardLayout(), StandardLayout(entityCodes: .sortedPositions)] {
+                let lowering = SchemaLowering(layout: layout)
+                guard let oldSchema = lowering.lower(old, diagnostics: engine),
+                    let newSchema = lowering.lower(new, diagnostics: engine)
+                else { continue }
+                let steps = MigrationPlanner().plan(from: old, oldSchema, to: new, newSchema).steps.filter {
+                    $0.code == "renumber-entities"
+                }
+                guard layout.entityCodes == .nameHashes else {
+                    renumbered.positions += steps.count
+                    continue
+                }
+                renumbered.current += steps.count
+                for step in steps {
+                    let entities = newSchema.entities.filter { $0.table == step.subject }.map(\.entity)
+                    let changed = new.entities.filter {
+                        entities.contains($0.name) && !oldIdentities.contains($0.elementID ?? $0.name)
+                    }
+                    #expect(!changed.isEmpty, "\(pair.testDescription): \(step.subject) renumbered")
+                }
+            }
+        }
+        print("migration corpus: renumber-entities steps: \(renumbered.current) (by position: \(renumbered.positions))")
+    }
+
     /// Both versions and the plan (new required attributes get a value, as `--default` gives);
     /// nil when the plan is refused or still waits for input.
     static func planned(_ pair: Pair) throws -> (

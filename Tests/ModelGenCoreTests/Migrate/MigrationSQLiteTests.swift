@@ -248,7 +248,7 @@ import Testing
                 + entity(
                     "Film", #"<attribute name="status" optional="YES" attributeType="String"/>"#,
                     extra: #"parentEntity="Media" "#),
-            seed: [Object("Film", ["title": "Metropolis", "status": "released"])], safety: .rewrite,
+            seed: [Object("Film", ["title": "Metropolis", "status": "released"])], safety: .safe,
             codes: ["rename-column", "add-column"],
             check: (#"SELECT "title", "status", "status_film" FROM "media""#, [["Metropolis", nil, "released"]])),
         // Two new tables referencing each other: whichever comes first references one not made yet
@@ -265,7 +265,7 @@ import Testing
                     "Notification",
                     #"<relationship name="alerts" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Alert" inverseName="notification" inverseEntity="Alert"/><relationship name="latest" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Alert" inverseName="latestOf" inverseEntity="Alert"/>"#
                 ),
-            seed: seedPeople, safety: .rewrite, codes: ["add-entity"],
+            seed: seedPeople, safety: .safe, codes: ["add-entity"],
             check: (
                 #"SELECT count(*) FROM "alert" JOIN "notification" ON "notification"."_pk" = "alert"."notification_pk""#,
                 [["0"]]
@@ -403,11 +403,13 @@ import Testing
                 ),
             seed: seedPeople + [Object("Pet", ["name": "Rex"])], safety: .safe, codes: ["add-column"],
             check: (#"SELECT "name", "owner_pk" FROM "pet""#, [["Rex", nil]])),
+        // `_entity` numbers below are FNV-1a (32 bits, top bit cleared) of the entity names,
+        // worked out apart from the code: Person 1131342752.
         Case(
-            name: "an entity added before others renumbers their rows", old: person,
+            name: "an entity added before others leaves their rows alone", old: person,
             new: entity("Animal", #"<attribute name="name" optional="YES" attributeType="String"/>"#) + "\n" + person,
-            seed: seedPeople, safety: .rewrite, codes: ["add-entity", "renumber-entities"],
-            check: (#"SELECT DISTINCT "_entity" FROM "person""#, [["2"]])),
+            seed: seedPeople, safety: .safe, codes: ["add-entity"],
+            check: (#"SELECT DISTINCT "_entity" FROM "person""#, [["1131342752"]])),
         Case(
             name: "add a sub-entity", old: person,
             new: person + "\n"
@@ -415,7 +417,7 @@ import Testing
                     "Student", #"<attribute name="school" optional="YES" attributeType="String"/>"#,
                     extra: #"parentEntity="Person" "#),
             seed: seedPeople, safety: .safe, codes: ["add-column"],
-            check: (#"SELECT count(*), min("_entity") FROM "person""#, [["3", "1"]])),
+            check: (#"SELECT count(*), min("_entity") FROM "person""#, [["3", "1131342752"]])),
         Case(
             name: "remove a sub-entity drops its rows",
             old: person + "\n"
@@ -576,10 +578,10 @@ import Testing
                 + owners().replacingOccurrences(
                     of: #"representedClassName="Person" "#,
                     with: #"representedClassName="Person" parentEntity="Being" "#),
-            seed: seedOwners, safety: .rewrite, codes: ["add-parent-entity", "rename-table", "renumber-entities"],
+            seed: seedOwners, safety: .safe, codes: ["add-parent-entity", "rename-table"],
             check: (
                 #"SELECT "being"."name", "being"."_entity", "pet"."name" FROM "pet" JOIN "being" ON "being"."_pk" = "pet"."owner_pk""#,
-                [["Ada", "2", "Rex"]]
+                [["Ada", "1131342752", "Rex"]]
             )),
         Case(
             name: "removing a root entity keeps the rows of its sub-entities and the keys to them",
@@ -894,7 +896,8 @@ import Testing
         #expect(!statements.contains { $0.contains("_modelgen_old_") }, "\(statements)")
         let database = try SQLiteDatabase()
         try database.execute(SQLEmitter(dialect: .sqlite).emit(oldSchema))
-        try database.execute(#"INSERT INTO "person" ("_pk", "_entity", "name", "old") VALUES (1, 1, 'Ada', 'x')"#)
+        try database.execute(
+            #"INSERT INTO "person" ("_pk", "_entity", "name", "old") VALUES (1, 1131342752, 'Ada', 'x')"#)
         #expect(Self.apply(statements, to: database) == nil)
         #expect(try database.rows(#"SELECT "name", "age" FROM "person""#) == [["Ada", nil]])
         #expect(throws: SQLiteDatabase.Failure.self) { try database.execute(#"UPDATE "person" SET "age" = 40000"#) }

@@ -9,7 +9,9 @@ import Testing
 /// (`name` String optional, `ssn` Integer 16 required with default 0).
 final class SamplePerson: ManagedObject {
     static let entity = EntityDescription(
-        name: "Person", table: "person", entityID: 1,
+        // The number the reference DDL's CHECK allows: the generated model's.
+        name: "Person", table: "person",
+        entityID: PersonDataModel.model.entities.first { $0.name == "Person" }!.entityID,
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "ssn", column: "ssn", type: .int16, isOptional: false, hasDefault: true),
@@ -180,7 +182,8 @@ final class Badge: ManagedObject {
         let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
         try store.withConnection { connection throws(DatabaseError) in
             try connection.execute(
-                #"INSERT INTO "person" ("_pk", "_entity", "ssn") VALUES (9223372036854775807, 1, 0)"#)
+                #"INSERT INTO "person" ("_pk", "_entity", "ssn") VALUES (9223372036854775807, \#(SamplePerson.entity.entityID), 0)"#
+            )
         }
         let context = store.newContext()
         let person = context.insert(SamplePerson.self)
@@ -203,7 +206,7 @@ final class Badge: ManagedObject {
         let store = try PersistentStore(path: ":memory:", model: try Self.personModel())
         try store.withConnection { connection throws(DatabaseError) in
             try connection.execute(
-                #"CREATE TRIGGER "echo" AFTER INSERT ON "person" WHEN NEW."name" = 'Echo' BEGIN INSERT INTO "person" ("_entity", "ssn") VALUES (1, 99); END"#
+                #"CREATE TRIGGER "echo" AFTER INSERT ON "person" WHEN NEW."name" = 'Echo' BEGIN INSERT INTO "person" ("_entity", "ssn") VALUES (\#(SamplePerson.entity.entityID), 99); END"#
             )
         }
         let context = store.newContext()

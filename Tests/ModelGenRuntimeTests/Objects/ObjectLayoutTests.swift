@@ -53,7 +53,7 @@ import Testing
     @Test func rowsBeyond32BitsAreAssignedToNewObjects() throws {
         try TemporaryStore.with(HelloCoreDataModel.model) { store, location in
             try location.connect().execute(
-                "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"hobby\", \"id\", \"name\") VALUES (\(Self.wideRow), 2, 'go', randomblob(16), 'Bob')"
+                "INSERT INTO \"user\" (\"_pk\", \"_entity\", \"hobby\", \"id\", \"name\") VALUES (\(Self.wideRow), \(HelloCoreDataModel.model.entities.first { $0.name == "User" }!.entityID), 'go', randomblob(16), 'Bob')"
             )
             let context = store.newContext()
             let first = ContextMergingTests.addUser("Ada", in: context)

@@ -6,7 +6,7 @@ CREATE TABLE "fruit_entity" (
     "_entity" integer NOT NULL,
     "_version" bigint NOT NULL DEFAULT 1,
     "name" text,
-    CONSTRAINT "fruit_entity__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "fruit_entity__entity_in" CHECK ("_entity" IN (791363190))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -19,5 +19,5 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'Fruits'),
     ('model_version', 'Fruits'),
-    ('schema', '{"layout":"relational","modelName":"Fruits","versionName":"Fruits","tables":[{"name":"fruit_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"FruitEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"fruit_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"FruitEntity","table":"fruit_entity","entityID":1,"isAbstract":false}]}'),
-    ('schema_hash', 'cc7d99dfe209f52cdfd24287770fe54dad19c348d3bf3fbcc8010c101e2f9dd3');
+    ('schema', '{"layout":"relational","modelName":"Fruits","versionName":"Fruits","tables":[{"name":"fruit_entity","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"FruitEntity.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"fruit_entity__entity_in","condition":{"oneOf":{"column":"_entity","values":[791363190]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"FruitEntity","table":"fruit_entity","entityID":791363190,"isAbstract":false}]}'),
+    ('schema_hash', 'ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853');

@@ -6,7 +6,7 @@ CREATE TABLE "item" (
     "_entity" integer NOT NULL,
     "_version" bigint NOT NULL DEFAULT 1,
     "timestamp" timestamptz,
-    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (526680070))
 );
 
 CREATE TABLE "user" (
@@ -16,7 +16,7 @@ CREATE TABLE "user" (
     "hobby" text NOT NULL,
     "id" uuid NOT NULL,
     "name" text NOT NULL,
-    CONSTRAINT "user__entity_in" CHECK ("_entity" IN (2))
+    CONSTRAINT "user__entity_in" CHECK ("_entity" IN (1621507602))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -29,5 +29,5 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'HelloCoreData'),
     ('model_version', 'HelloCoreData'),
-    ('schema', '{"layout":"relational","modelName":"HelloCoreData","versionName":"HelloCoreData","tables":[{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"timestamp","type":"date","isNullable":true,"role":"attribute","source":"Item.timestamp"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"user","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"hobby","type":"text","isNullable":false,"role":"attribute","source":"User.hobby"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"User.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"User.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"user__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}},{"name":"user_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Item","table":"item","entityID":1,"isAbstract":false},{"entity":"User","table":"user","entityID":2,"isAbstract":false}]}'),
-    ('schema_hash', '0163de58b38e4515b8e2480638d279e46f7f818f1cfa01748eb61da8e8441754');
+    ('schema', '{"layout":"relational","modelName":"HelloCoreData","versionName":"HelloCoreData","tables":[{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"timestamp","type":"date","isNullable":true,"role":"attribute","source":"Item.timestamp"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[526680070]}}}]},{"name":"user","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"hobby","type":"text","isNullable":false,"role":"attribute","source":"User.hobby"},{"name":"id","type":"uuid","isNullable":false,"role":"attribute","source":"User.id"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"User.name"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"user__entity_in","condition":{"oneOf":{"column":"_entity","values":[1621507602]}}},{"name":"user_id_size","condition":{"byteCount":{"column":"id","bytes":16}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Item","table":"item","entityID":526680070,"isAbstract":false},{"entity":"User","table":"user","entityID":1621507602,"isAbstract":false}]}'),
+    ('schema_hash', 'a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60');

@@ -7,7 +7,7 @@ CREATE TABLE "person" (
     "_version" INTEGER NOT NULL DEFAULT 1,
     "name" TEXT,
     "ssn" INTEGER NOT NULL DEFAULT 0,
-    CONSTRAINT "person__entity_in" CHECK ("_entity" IN (1)),
+    CONSTRAINT "person__entity_in" CHECK ("_entity" IN (1131342752)),
     CONSTRAINT "person_ssn_width" CHECK ("ssn" BETWEEN -32768 AND 32767)
 );
 
@@ -21,5 +21,5 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'PersonData'),
     ('model_version', 'PersonData'),
-    ('schema', '{"layout":"relational","modelName":"PersonData","versionName":"PersonData","tables":[{"name":"person","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Person.name"},{"name":"ssn","type":"integer16","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Person.ssn"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"person__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}},{"name":"person_ssn_width","condition":{"integerWidth":{"column":"ssn","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Person","table":"person","entityID":1,"isAbstract":false}]}'),
-    ('schema_hash', 'a423f2c5e9b7b9af4684ca4e8053657aabdc6e071cfa0368850fc5a3452b7a54');
+    ('schema', '{"layout":"relational","modelName":"PersonData","versionName":"PersonData","tables":[{"name":"person","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Person.name"},{"name":"ssn","type":"integer16","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Person.ssn"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"person__entity_in","condition":{"oneOf":{"column":"_entity","values":[1131342752]}}},{"name":"person_ssn_width","condition":{"integerWidth":{"column":"ssn","type":"integer16"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[],"entities":[{"entity":"Person","table":"person","entityID":1131342752,"isAbstract":false}]}'),
+    ('schema_hash', '5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010');

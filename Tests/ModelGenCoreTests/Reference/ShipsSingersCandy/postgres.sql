@@ -7,7 +7,7 @@ CREATE TABLE "country" (
     "_version" bigint NOT NULL DEFAULT 1,
     "full_name" text,
     "short_name" text NOT NULL,
-    CONSTRAINT "country__entity_in" CHECK ("_entity" IN (2))
+    CONSTRAINT "country__entity_in" CHECK ("_entity" IN (83164785))
 );
 
 CREATE TABLE "candy" (
@@ -16,7 +16,7 @@ CREATE TABLE "candy" (
     "_version" bigint NOT NULL DEFAULT 1,
     "name" text,
     "origin_pk" bigint,
-    CONSTRAINT "candy__entity_in" CHECK ("_entity" IN (1)),
+    CONSTRAINT "candy__entity_in" CHECK ("_entity" IN (437141246)),
     CONSTRAINT "candy_origin_pk_fkey" FOREIGN KEY ("origin_pk") REFERENCES "country" ("_pk") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED
 );
 
@@ -26,7 +26,7 @@ CREATE TABLE "ship" (
     "_version" bigint NOT NULL DEFAULT 1,
     "name" text,
     "universe" text,
-    CONSTRAINT "ship__entity_in" CHECK ("_entity" IN (3))
+    CONSTRAINT "ship__entity_in" CHECK ("_entity" IN (746798495))
 );
 
 CREATE TABLE "singer" (
@@ -35,7 +35,7 @@ CREATE TABLE "singer" (
     "_version" bigint NOT NULL DEFAULT 1,
     "first_name" text,
     "last_name" text,
-    CONSTRAINT "singer__entity_in" CHECK ("_entity" IN (4))
+    CONSTRAINT "singer__entity_in" CHECK ("_entity" IN (1552747081))
 );
 
 CREATE TABLE "_modelgen_metadata" (
@@ -51,5 +51,5 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'ShipsSingersCandy'),
     ('model_version', 'ShipsSingersCandy'),
-    ('schema', '{"layout":"relational","modelName":"ShipsSingersCandy","versionName":"ShipsSingersCandy","tables":[{"name":"country","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"full_name","type":"text","isNullable":true,"role":"attribute","source":"Country.fullName"},{"name":"short_name","type":"text","isNullable":false,"role":"attribute","source":"Country.shortName"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"country__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}}]},{"name":"candy","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Candy.name"},{"name":"origin_pk","type":"key","isNullable":true,"role":"relationship","source":"Candy.origin"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["origin_pk"],"referencedTable":"country","referencedColumns":["_pk"],"onDelete":"SET NULL","isDeferred":true}],"checks":[{"name":"candy__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"ship","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Ship.name"},{"name":"universe","type":"text","isNullable":true,"role":"attribute","source":"Ship.universe"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"ship__entity_in","condition":{"oneOf":{"column":"_entity","values":[3]}}}]},{"name":"singer","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"first_name","type":"text","isNullable":true,"role":"attribute","source":"Singer.firstName"},{"name":"last_name","type":"text","isNullable":true,"role":"attribute","source":"Singer.lastName"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"singer__entity_in","condition":{"oneOf":{"column":"_entity","values":[4]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"candy_origin_pk_index","table":"candy","parts":[{"column":"origin_pk","isDescending":false}],"isUnique":false},{"name":"country_short_name_unique","table":"country","parts":[{"column":"short_name","isDescending":false}],"isUnique":true}],"entities":[{"entity":"Candy","table":"candy","entityID":1,"isAbstract":false},{"entity":"Country","table":"country","entityID":2,"isAbstract":false},{"entity":"Ship","table":"ship","entityID":3,"isAbstract":false},{"entity":"Singer","table":"singer","entityID":4,"isAbstract":false}]}'),
-    ('schema_hash', 'ab022938d8dffd3034fe163bd339bc876802085926cba46d055d5f35e37e7675');
+    ('schema', '{"layout":"relational","modelName":"ShipsSingersCandy","versionName":"ShipsSingersCandy","tables":[{"name":"country","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"full_name","type":"text","isNullable":true,"role":"attribute","source":"Country.fullName"},{"name":"short_name","type":"text","isNullable":false,"role":"attribute","source":"Country.shortName"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"country__entity_in","condition":{"oneOf":{"column":"_entity","values":[83164785]}}}]},{"name":"candy","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Candy.name"},{"name":"origin_pk","type":"key","isNullable":true,"role":"relationship","source":"Candy.origin"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["origin_pk"],"referencedTable":"country","referencedColumns":["_pk"],"onDelete":"SET NULL","isDeferred":true}],"checks":[{"name":"candy__entity_in","condition":{"oneOf":{"column":"_entity","values":[437141246]}}}]},{"name":"ship","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"name","type":"text","isNullable":true,"role":"attribute","source":"Ship.name"},{"name":"universe","type":"text","isNullable":true,"role":"attribute","source":"Ship.universe"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"ship__entity_in","condition":{"oneOf":{"column":"_entity","values":[746798495]}}}]},{"name":"singer","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"first_name","type":"text","isNullable":true,"role":"attribute","source":"Singer.firstName"},{"name":"last_name","type":"text","isNullable":true,"role":"attribute","source":"Singer.lastName"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"singer__entity_in","condition":{"oneOf":{"column":"_entity","values":[1552747081]}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"candy_origin_pk_index","table":"candy","parts":[{"column":"origin_pk","isDescending":false}],"isUnique":false},{"name":"country_short_name_unique","table":"country","parts":[{"column":"short_name","isDescending":false}],"isUnique":true}],"entities":[{"entity":"Candy","table":"candy","entityID":437141246,"isAbstract":false},{"entity":"Country","table":"country","entityID":83164785,"isAbstract":false},{"entity":"Ship","table":"ship","entityID":746798495,"isAbstract":false},{"entity":"Singer","table":"singer","entityID":1552747081,"isAbstract":false}]}'),
+    ('schema_hash', '2dccd110464b53e000a35ecf9b403dcb6a41a4c380d4dae4907ede54e0199151');

@@ -9,12 +9,12 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Bin`.
 final class Bin: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Bin", table: "bin", entityID: 1, fetchedEntityIDs: [1],
+        name: "Bin", table: "bin", entityID: 1070689374, fetchedEntityIDs: [1070689374],
         attributes: [
             AttributeDescription(name: "label", column: "label", type: .string, isOptional: false, hasDefault: false),
         ],
         relationships: [
-            RelationshipDescription(name: "items", destinationEntityID: 2, destination: Item.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "bin_pk", position: nil)),
+            RelationshipDescription(name: "items", destinationEntityID: 526680070, destination: Item.self, inverse: 0, isToMany: true, isOrdered: false, isOptional: true, deletionRule: .cascade, storage: .inverseForeignKey(column: "bin_pk", position: nil)),
         ],
         columns: ["label"],
         uniquenessConstraints: [],

@@ -19,7 +19,7 @@ CREATE TABLE "bin" (
     "_entity" INTEGER NOT NULL,
     "_version" INTEGER NOT NULL DEFAULT 1,
     "label" TEXT NOT NULL,
-    CONSTRAINT "bin__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "bin__entity_in" CHECK ("_entity" IN (1070689374))
 );
 
 CREATE TABLE "item" (
@@ -29,7 +29,7 @@ CREATE TABLE "item" (
     "bin_pk" INTEGER,
     "name" TEXT NOT NULL,
     "quantity" INTEGER NOT NULL DEFAULT 0,
-    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (2)),
+    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (526680070)),
     CONSTRAINT "item_quantity_width" CHECK ("quantity" BETWEEN -2147483648 AND 2147483647),
     CONSTRAINT "item_bin_pk_fkey" FOREIGN KEY ("bin_pk") REFERENCES "bin" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 );
@@ -46,8 +46,8 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'Inventory'),
     ('model_version', 'Inventory'),
-    ('schema', '{"layout":"relational","modelName":"Inventory","versionName":"Inventory","tables":[{"name":"bin","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"label","type":"text","isNullable":false,"role":"attribute","source":"Bin.label"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"bin__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"bin_pk","type":"key","isNullable":true,"role":"relationship","source":"Item.bin"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Item.name"},{"name":"quantity","type":"integer32","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Item.quantity"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["bin_pk"],"referencedTable":"bin","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}},{"name":"item_quantity_width","condition":{"integerWidth":{"column":"quantity","type":"integer32"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"item_bin_pk_index","table":"item","parts":[{"column":"bin_pk","isDescending":false}],"isUnique":false}],"entities":[{"entity":"Bin","table":"bin","entityID":1,"isAbstract":false},{"entity":"Item","table":"item","entityID":2,"isAbstract":false}]}'),
-    ('schema_hash', 'cc4f0beb66795cf2d920582ad1d03c53a196a350f21584735b0a40a71dcf94f4');
+    ('schema', '{"layout":"relational","modelName":"Inventory","versionName":"Inventory","tables":[{"name":"bin","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"label","type":"text","isNullable":false,"role":"attribute","source":"Bin.label"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"bin__entity_in","condition":{"oneOf":{"column":"_entity","values":[1070689374]}}}]},{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"bin_pk","type":"key","isNullable":true,"role":"relationship","source":"Item.bin"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Item.name"},{"name":"quantity","type":"integer32","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Item.quantity"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["bin_pk"],"referencedTable":"bin","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[526680070]}}},{"name":"item_quantity_width","condition":{"integerWidth":{"column":"quantity","type":"integer32"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"item_bin_pk_index","table":"item","parts":[{"column":"bin_pk","isDescending":false}],"isUnique":false}],"entities":[{"entity":"Bin","table":"bin","entityID":1070689374,"isAbstract":false},{"entity":"Item","table":"item","entityID":526680070,"isAbstract":false}]}'),
+    ('schema_hash', 'fab7b68bf2510f27e577a40ac688ac17046f5aae007f87ebd2e624b49049d291');
 
 """#,
         postgresDDL: #"""
@@ -59,7 +59,7 @@ CREATE TABLE "bin" (
     "_entity" integer NOT NULL,
     "_version" bigint NOT NULL DEFAULT 1,
     "label" text NOT NULL,
-    CONSTRAINT "bin__entity_in" CHECK ("_entity" IN (1))
+    CONSTRAINT "bin__entity_in" CHECK ("_entity" IN (1070689374))
 );
 
 CREATE TABLE "item" (
@@ -69,7 +69,7 @@ CREATE TABLE "item" (
     "bin_pk" bigint,
     "name" text NOT NULL,
     "quantity" integer NOT NULL DEFAULT 0,
-    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (2)),
+    CONSTRAINT "item__entity_in" CHECK ("_entity" IN (526680070)),
     CONSTRAINT "item_bin_pk_fkey" FOREIGN KEY ("bin_pk") REFERENCES "bin" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 );
 
@@ -85,13 +85,62 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
     ('layout', 'relational'),
     ('model', 'Inventory'),
     ('model_version', 'Inventory'),
-    ('schema', '{"layout":"relational","modelName":"Inventory","versionName":"Inventory","tables":[{"name":"bin","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"label","type":"text","isNullable":false,"role":"attribute","source":"Bin.label"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"bin__entity_in","condition":{"oneOf":{"column":"_entity","values":[1]}}}]},{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"bin_pk","type":"key","isNullable":true,"role":"relationship","source":"Item.bin"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Item.name"},{"name":"quantity","type":"integer32","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Item.quantity"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["bin_pk"],"referencedTable":"bin","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[2]}}},{"name":"item_quantity_width","condition":{"integerWidth":{"column":"quantity","type":"integer32"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"item_bin_pk_index","table":"item","parts":[{"column":"bin_pk","isDescending":false}],"isUnique":false}],"entities":[{"entity":"Bin","table":"bin","entityID":1,"isAbstract":false},{"entity":"Item","table":"item","entityID":2,"isAbstract":false}]}'),
-    ('schema_hash', 'cc4f0beb66795cf2d920582ad1d03c53a196a350f21584735b0a40a71dcf94f4');
+    ('schema', '{"layout":"relational","modelName":"Inventory","versionName":"Inventory","tables":[{"name":"bin","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"label","type":"text","isNullable":false,"role":"attribute","source":"Bin.label"}],"primaryKey":["_pk"],"foreignKeys":[],"checks":[{"name":"bin__entity_in","condition":{"oneOf":{"column":"_entity","values":[1070689374]}}}]},{"name":"item","kind":"entity","columns":[{"name":"_pk","type":"key","isNullable":false,"role":"primaryKey"},{"name":"_entity","type":"integer32","isNullable":false,"role":"entity"},{"name":"_version","type":"integer64","isNullable":false,"defaultValue":{"integer":1},"role":"version"},{"name":"bin_pk","type":"key","isNullable":true,"role":"relationship","source":"Item.bin"},{"name":"name","type":"text","isNullable":false,"role":"attribute","source":"Item.name"},{"name":"quantity","type":"integer32","isNullable":false,"defaultValue":{"integer":0},"role":"attribute","source":"Item.quantity"}],"primaryKey":["_pk"],"foreignKeys":[{"columns":["bin_pk"],"referencedTable":"bin","referencedColumns":["_pk"],"onDelete":"CASCADE","isDeferred":true}],"checks":[{"name":"item__entity_in","condition":{"oneOf":{"column":"_entity","values":[526680070]}}},{"name":"item_quantity_width","condition":{"integerWidth":{"column":"quantity","type":"integer32"}}}]},{"name":"_modelgen_metadata","kind":"metadata","columns":[{"name":"key","type":"text","isNullable":false,"role":"metadata"},{"name":"value","type":"text","isNullable":false,"role":"metadata"}],"primaryKey":["key"],"foreignKeys":[],"checks":[]}],"indexes":[{"name":"item_bin_pk_index","table":"item","parts":[{"column":"bin_pk","isDescending":false}],"isUnique":false}],"entities":[{"entity":"Bin","table":"bin","entityID":1070689374,"isAbstract":false},{"entity":"Item","table":"item","entityID":526680070,"isAbstract":false}]}'),
+    ('schema_hash', 'fab7b68bf2510f27e577a40ac688ac17046f5aae007f87ebd2e624b49049d291');
 
 """#,
-        schemaHash: "cc4f0beb66795cf2d920582ad1d03c53a196a350f21584735b0a40a71dcf94f4",
+        schemaHash: "fab7b68bf2510f27e577a40ac688ac17046f5aae007f87ebd2e624b49049d291",
         entities: [
             Bin.entityDescription,
             Item.entityDescription,
+        ],
+        migrations: [
+            PersistentStore.Migration(
+                from: "cc4f0beb66795cf2d920582ad1d03c53a196a350f21584735b0a40a71dcf94f4", version: "Inventory (modelgen 0.1)",
+                statements: [
+                "PRAGMA foreign_keys = OFF",
+                "PRAGMA legacy_alter_table = ON",
+                "BEGIN IMMEDIATE",
+                "CREATE TEMP TABLE \"_modelgen_preflight\" (\"step\" TEXT NOT NULL, \"failures\" INTEGER NOT NULL CHECK (\"failures\" = 0))",
+                "CREATE TEMP TRIGGER \"_modelgen_preflight_0\" BEFORE INSERT ON \"_modelgen_preflight\" WHEN NEW.\"step\" = 'foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)' AND NEW.\"failures\" <> 0 BEGIN SELECT RAISE(ABORT, 'modelgen migration stopped by foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)'); END",
+                "ALTER TABLE \"bin\" RENAME TO \"_modelgen_old_bin\"",
+                "CREATE TABLE \"bin\" (\n    \"_pk\" INTEGER PRIMARY KEY,\n    \"_entity\" INTEGER NOT NULL,\n    \"_version\" INTEGER NOT NULL DEFAULT 1,\n    \"label\" TEXT NOT NULL,\n    CONSTRAINT \"bin__entity_in\" CHECK (\"_entity\" IN (1070689374))\n)",
+                "INSERT INTO \"bin\" (\"_pk\", \"_entity\", \"_version\", \"label\") SELECT \"_pk\", CASE \"_entity\" WHEN 1 THEN 1070689374 ELSE \"_entity\" END, \"_version\", \"label\" FROM \"_modelgen_old_bin\"",
+                "DROP TABLE \"_modelgen_old_bin\"",
+                "ALTER TABLE \"item\" RENAME TO \"_modelgen_old_item\"",
+                "CREATE TABLE \"item\" (\n    \"_pk\" INTEGER PRIMARY KEY,\n    \"_entity\" INTEGER NOT NULL,\n    \"_version\" INTEGER NOT NULL DEFAULT 1,\n    \"bin_pk\" INTEGER,\n    \"name\" TEXT NOT NULL,\n    \"quantity\" INTEGER NOT NULL DEFAULT 0,\n    CONSTRAINT \"item__entity_in\" CHECK (\"_entity\" IN (526680070)),\n    CONSTRAINT \"item_quantity_width\" CHECK (\"quantity\" BETWEEN -2147483648 AND 2147483647),\n    CONSTRAINT \"item_bin_pk_fkey\" FOREIGN KEY (\"bin_pk\") REFERENCES \"bin\" (\"_pk\") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED\n)",
+                "INSERT INTO \"item\" (\"_pk\", \"_entity\", \"_version\", \"bin_pk\", \"name\", \"quantity\") SELECT \"_pk\", CASE \"_entity\" WHEN 2 THEN 526680070 ELSE \"_entity\" END, \"_version\", \"bin_pk\", \"name\", \"quantity\" FROM \"_modelgen_old_item\"",
+                "DROP TABLE \"_modelgen_old_item\"",
+                "CREATE INDEX \"item_bin_pk_index\" ON \"item\" (\"bin_pk\" ASC)",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'Inventory'),\n    ('model_version', 'Inventory'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"Inventory\",\"versionName\":\"Inventory\",\"tables\":[{\"name\":\"bin\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"label\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"Bin.label\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"bin__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[1070689374]}}}]},{\"name\":\"item\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"bin_pk\",\"type\":\"key\",\"isNullable\":true,\"role\":\"relationship\",\"source\":\"Item.bin\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"Item.name\"},{\"name\":\"quantity\",\"type\":\"integer32\",\"isNullable\":false,\"defaultValue\":{\"integer\":0},\"role\":\"attribute\",\"source\":\"Item.quantity\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[{\"columns\":[\"bin_pk\"],\"referencedTable\":\"bin\",\"referencedColumns\":[\"_pk\"],\"onDelete\":\"CASCADE\",\"isDeferred\":true}],\"checks\":[{\"name\":\"item__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[526680070]}}},{\"name\":\"item_quantity_width\",\"condition\":{\"integerWidth\":{\"column\":\"quantity\",\"type\":\"integer32\"}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[{\"name\":\"item_bin_pk_index\",\"table\":\"item\",\"parts\":[{\"column\":\"bin_pk\",\"isDescending\":false}],\"isUnique\":false}],\"entities\":[{\"entity\":\"Bin\",\"table\":\"bin\",\"entityID\":1070689374,\"isAbstract\":false},{\"entity\":\"Item\",\"table\":\"item\",\"entityID\":526680070,\"isAbstract\":false}]}'),\n    ('schema_hash', 'fab7b68bf2510f27e577a40ac688ac17046f5aae007f87ebd2e624b49049d291')",
+                "INSERT INTO temp.\"_modelgen_preflight\" VALUES ('foreign keys: rows whose keys lead to no row (PRAGMA foreign_key_check)', (SELECT count(*) FROM pragma_foreign_key_check))",
+                "DROP TABLE temp.\"_modelgen_preflight\"",
+                "COMMIT",
+                "PRAGMA legacy_alter_table = OFF",
+                "PRAGMA foreign_keys = ON",
+            ],
+                blockingSteps: []),
+        ],
+        postgresMigrations: [
+            PersistentStore.Migration(
+                from: "cc4f0beb66795cf2d920582ad1d03c53a196a350f21584735b0a40a71dcf94f4", version: "Inventory (modelgen 0.1)",
+                statements: [
+                "BEGIN",
+                "SET CONSTRAINTS ALL DEFERRED",
+                "ALTER TABLE \"bin\" DROP CONSTRAINT IF EXISTS \"bin__entity_in\"",
+                "ALTER TABLE \"item\" DROP CONSTRAINT IF EXISTS \"item__entity_in\"",
+                "ALTER TABLE \"item\" DROP CONSTRAINT IF EXISTS \"item_bin_pk_fkey\"",
+                "UPDATE \"bin\" SET \"_entity\" = CASE \"_entity\" WHEN 1 THEN 1070689374 ELSE \"_entity\" END",
+                "UPDATE \"item\" SET \"_entity\" = CASE \"_entity\" WHEN 2 THEN 526680070 ELSE \"_entity\" END",
+                "ALTER TABLE \"bin\" ADD CONSTRAINT \"bin__entity_in\" CHECK (\"_entity\" IN (1070689374))",
+                "ALTER TABLE \"item\" ADD CONSTRAINT \"item__entity_in\" CHECK (\"_entity\" IN (526680070))",
+                "ALTER TABLE \"item\" ADD CONSTRAINT \"item_bin_pk_fkey\" FOREIGN KEY (\"bin_pk\") REFERENCES \"bin\" (\"_pk\") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
+                "SET CONSTRAINTS ALL IMMEDIATE",
+                "DELETE FROM \"_modelgen_metadata\"",
+                "INSERT INTO \"_modelgen_metadata\" (\"key\", \"value\") VALUES\n    ('generator', 'modelgen 0.1.0'),\n    ('layout', 'relational'),\n    ('model', 'Inventory'),\n    ('model_version', 'Inventory'),\n    ('schema', '{\"layout\":\"relational\",\"modelName\":\"Inventory\",\"versionName\":\"Inventory\",\"tables\":[{\"name\":\"bin\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"label\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"Bin.label\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[],\"checks\":[{\"name\":\"bin__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[1070689374]}}}]},{\"name\":\"item\",\"kind\":\"entity\",\"columns\":[{\"name\":\"_pk\",\"type\":\"key\",\"isNullable\":false,\"role\":\"primaryKey\"},{\"name\":\"_entity\",\"type\":\"integer32\",\"isNullable\":false,\"role\":\"entity\"},{\"name\":\"_version\",\"type\":\"integer64\",\"isNullable\":false,\"defaultValue\":{\"integer\":1},\"role\":\"version\"},{\"name\":\"bin_pk\",\"type\":\"key\",\"isNullable\":true,\"role\":\"relationship\",\"source\":\"Item.bin\"},{\"name\":\"name\",\"type\":\"text\",\"isNullable\":false,\"role\":\"attribute\",\"source\":\"Item.name\"},{\"name\":\"quantity\",\"type\":\"integer32\",\"isNullable\":false,\"defaultValue\":{\"integer\":0},\"role\":\"attribute\",\"source\":\"Item.quantity\"}],\"primaryKey\":[\"_pk\"],\"foreignKeys\":[{\"columns\":[\"bin_pk\"],\"referencedTable\":\"bin\",\"referencedColumns\":[\"_pk\"],\"onDelete\":\"CASCADE\",\"isDeferred\":true}],\"checks\":[{\"name\":\"item__entity_in\",\"condition\":{\"oneOf\":{\"column\":\"_entity\",\"values\":[526680070]}}},{\"name\":\"item_quantity_width\",\"condition\":{\"integerWidth\":{\"column\":\"quantity\",\"type\":\"integer32\"}}}]},{\"name\":\"_modelgen_metadata\",\"kind\":\"metadata\",\"columns\":[{\"name\":\"key\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"},{\"name\":\"value\",\"type\":\"text\",\"isNullable\":false,\"role\":\"metadata\"}],\"primaryKey\":[\"key\"],\"foreignKeys\":[],\"checks\":[]}],\"indexes\":[{\"name\":\"item_bin_pk_index\",\"table\":\"item\",\"parts\":[{\"column\":\"bin_pk\",\"isDescending\":false}],\"isUnique\":false}],\"entities\":[{\"entity\":\"Bin\",\"table\":\"bin\",\"entityID\":1070689374,\"isAbstract\":false},{\"entity\":\"Item\",\"table\":\"item\",\"entityID\":526680070,\"isAbstract\":false}]}'),\n    ('schema_hash', 'fab7b68bf2510f27e577a40ac688ac17046f5aae007f87ebd2e624b49049d291')",
+                "COMMIT",
+            ],
+                blockingSteps: []),
         ])
 }

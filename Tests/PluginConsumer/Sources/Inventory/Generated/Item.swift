@@ -9,13 +9,13 @@ private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 /// The entity `Item`.
 final class Item: ManagedObject {
     private static let entityMetadata = EntityDescription(
-        name: "Item", table: "item", entityID: 2, fetchedEntityIDs: [2],
+        name: "Item", table: "item", entityID: 526680070, fetchedEntityIDs: [526680070],
         attributes: [
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: false, hasDefault: false),
             AttributeDescription(name: "quantity", column: "quantity", type: .int32, isOptional: false, hasDefault: true),
         ],
         relationships: [
-            RelationshipDescription(name: "bin", destinationEntityID: 1, destination: Bin.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "bin_pk")),
+            RelationshipDescription(name: "bin", destinationEntityID: 1070689374, destination: Bin.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .foreignKey(column: "bin_pk")),
         ],
         columns: ["bin_pk", "name", "quantity"],
         uniquenessConstraints: [],
