@@ -19,86 +19,70 @@ extension SwiftContextBuilder {
         var result: [PlannedRelationship] = []
         result.reserveCapacity(lineage.reduce(0) { $0 + model.entities[$1].relationships.count })
         for declaring in lineage {
-            for relationship in model.entities[declaring].relationships where !relationship.isTransient {
+            for (position, relationship) in model.entities[declaring].relationships.enumerated()
+            where !relationship.isTransient {
                 guard let destination = relationship.destination, classNames[destination] != nil else { continue }
-                var inverse: (Int, String)?
+                var inverse: RelationshipRef?
                 if relationship.isInverseMutual, let ref = relationship.inverse, classNames[ref.entity] != nil {
-                    inverse = (ref.entity, model.entities[ref.entity].relationships[ref.index].name)
-                }
-                let inverseRelationship = inverse.flatMap { entity, name in
-                    model.entities[entity].relationships.first { $0.name == name }
+                    inverse = ref
                 }
                 guard
                     let storage = storage(
-                        owner: declaring, relationship, destination: destination, inverse: inverse, inverseRelationship)
+                        RelationshipRef(entity: declaring, index: position), relationship, destination: destination,
+                        inverse: inverse)
                 else { continue }
                 result.append(
                     PlannedRelationship(
                         declaringEntity: declaring, relationship: relationship, destination: destination,
-                        inverse: inverse.map { (entity: $0.0, name: $0.1) }, storage: storage))
+                        inverse: inverse.map { (entity: $0.entity, name: model.relationship($0).name) },
+                        storage: storage))
             }
         }
         return result
     }
 
+    /// Where the schema keeps the links of relationship `ref`, found by the columns' origins.
     private func storage(
-        owner: Int, _ relationship: Relationship, destination: Int, inverse: (Int, String)?,
-        _ inverseRelationship: Relationship?
+        _ ref: RelationshipRef, _ relationship: Relationship, destination: Int, inverse: RelationshipRef?
     ) -> RuntimeEntityMetadata.Storage? {
-        // Sources are compared in place: `Entity.relationship` is made only for the join tables.
-        let ownerName = model.entities[owner].name
-        if let table = entityTables[owner],
-            let column = Self.columnName(
-                in: schema.tables[table].columns, role: .relationship, owner: ownerName, relationship.name)
+        let (entity, index) = (ref.entity, ref.index)
+        if let table = entityTables[ref.entity],
+            let column = columnName(in: table, .toOne(entity: entity, relationship: index))
         {
             return .foreignKey(column: column)
         }
-        if let inverse, let inverseRelationship, !inverseRelationship.isToMany, let target = entityTables[destination],
-            let column = Self.columnName(
-                in: schema.tables[target].columns, role: .relationship, owner: model.entities[inverse.0].name, inverse.1
-            )
+        if let inverse, !model.relationship(inverse).isToMany, let target = entityTables[destination],
+            let column = columnName(in: target, .toOne(entity: inverse.entity, relationship: inverse.index))
         {
-            let position = Self.columnName(
-                in: schema.tables[target].columns, role: .position, owner: ownerName, relationship.name)
-            return .inverseForeignKey(column: column, position: position)
+            return .inverseForeignKey(
+                column: column, position: columnName(in: target, .position(entity: entity, relationship: index)))
         }
-        let source = String.concatenating(ownerName, ".", relationship.name)
-        let inverseSource = inverse.map { String.concatenating(model.entities[$0.0].name, ".", $0.1) }
-        for join in [joinTables[source], inverseSource.flatMap { joinTables[$0] }].compactMap({ $0 }) {
-            var links = join.columns.filter { $0.role == .join }
-            guard links.count == 2 else { continue }
-            // The owner's column is named after the entity declaring the owning relationship.
-            let declaringName = links[0].source.map { String($0.prefix { $0 != "." }) } ?? ""
-            if links[1].name == SQLNaming.fitted(SQLNaming.snakeCase(declaringName) + "_pk")
-                && links[0].name != links[1].name
-            {
-                links.swapAt(0, 1)
-            }
-            if links[0].source == source {
-                let position = join.columns.first { $0.role == .position && $0.source == source }
-                return .joinTable(
-                    table: join.name, source: links[0].name, destination: links[1].name, position: position?.name)
-            }
-            if let inverseSource, links[0].source == inverseSource {
-                let position = join.columns.first { $0.role == .position && $0.source != inverseSource }
-                return .joinTable(
-                    table: join.name, source: links[1].name, destination: links[0].name,
-                    position: relationship.isOrdered ? position?.name : nil)
-            }
+        // A join table: this relationship's own, or its inverse's (the ends swapped).
+        if let join = joinTables[ref],
+            let source = columnName(in: join, .joinSource(entity: entity, relationship: index)),
+            let target = columnName(in: join, .joinDestination(entity: entity, relationship: index))
+        {
+            return .joinTable(
+                table: schema.tables[join].name, source: source, destination: target,
+                position: columnName(in: join, .position(entity: entity, relationship: index)))
+        }
+        if let inverse, let join = joinTables[inverse],
+            let source = columnName(in: join, .joinDestination(entity: inverse.entity, relationship: inverse.index)),
+            let target = columnName(in: join, .joinSource(entity: inverse.entity, relationship: inverse.index))
+        {
+            return .joinTable(
+                table: schema.tables[join].name, source: source, destination: target,
+                position: relationship.isOrdered
+                    ? columnName(in: join, .position(entity: entity, relationship: index)) : nil)
         }
         return nil
     }
 
-    /// The name of the first of `columns` with `role` and the source `owner.property`, compared in place (a search
-    /// with `first(where:)` copied every column it passed: a tenth of planning a large model).
-    private static func columnName(in columns: [Column], role: Column.Role, owner: String, _ property: String)
-        -> String?
-    {
-        for index in columns.indices where columns[index].role == role {
-            if let source = columns[index].source, Self.source(source, is: owner, property, nil) {
-                return columns[index].name
-            }
-        }
+    /// The name of the column of table number `table` that stores `origin`.
+    private func columnName(in table: Int, _ origin: ColumnOrigin) -> String? {
+        let columns = schema.tables[table].columns
+        // By index: a search with `first(where:)` copies every column it passes.
+        for index in columns.indices where columns[index].origin == origin { return columns[index].name }
         return nil
     }
 

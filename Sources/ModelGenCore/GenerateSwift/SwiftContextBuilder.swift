@@ -1,11 +1,5 @@
 import Mustache
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 private typealias Key = ContextKey
 
 /// Builds what the Swift templates see: every decision (names, types, slots, columns, storage,
@@ -29,8 +23,8 @@ struct SwiftContextBuilder {
     /// names again and again.
     let entityMappings: [EntityMapping?]
     let entityTables: [Int?]
-    /// Join tables by the `Entity.relationship` their link columns store.
-    let joinTables: [String: Table]
+    /// The index of each join table in `schema.tables`, by the relationship that owns it.
+    let joinTables: [RelationshipRef: Int]
     /// Every generated class name, and the model type's name.
     private(set) var takenNames: Set<String> = []
     /// Whether no generated class took the name of an attribute's Swift value type (`Date`, …),
@@ -119,10 +113,12 @@ struct SwiftContextBuilder {
             schema.tables.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         entityMappings = model.entities.map { mappings[$0.name] }
         entityTables = entityMappings.map { $0.flatMap { tableIndices[$0.table] } }
-        var joins: [String: Table] = [:]
-        for table in schema.tables where table.kind == .join {
-            for column in table.columns where column.role == .join {
-                if let source = column.source, joins[source] == nil { joins[source] = table }
+        var joins: [RelationshipRef: Int] = [:]
+        for (index, table) in schema.tables.enumerated() where table.kind == .join {
+            for column in table.columns {
+                if case .joinSource(let entity, let relationship)? = column.origin {
+                    joins[RelationshipRef(entity: entity, index: relationship)] = index
+                }
             }
         }
         joinTables = joins
@@ -231,37 +227,30 @@ struct SwiftContextBuilder {
         for position in columns.indices {
             let role = columns[position].role
             guard role != .primaryKey && role != .entity && role != .version else { continue }
-            if role == .attribute, columns[position].source != nil { candidates.append((position, offset)) }
+            if role == .attribute, columns[position].origin != nil { candidates.append((position, offset)) }
             offset += 1
         }
         // The lowering writes an entity's attribute columns in the order of its lineage's
         // attributes, so the next candidate is nearly always the one: it is checked first, then
-        // the others (the last match wins, as when they were collected by source), by source in a
-        // dictionary for a long table.
+        // the others, by origin in a dictionary for a long table.
         var next = 0
-        var bySource: [String: Int]?
-        func findColumn(_ owner: String, _ attribute: String, _ member: String?) -> (String, Int)? {
+        var byOrigin: [ColumnOrigin: Int]?
+        func findColumn(_ origin: ColumnOrigin) -> (String, Int)? {
             var found: Int?
-            if next < candidates.count,
-                Self.source(columns[candidates[next].column].source!, is: owner, attribute, member)
-            {
+            if next < candidates.count, columns[candidates[next].column].origin == origin {
                 found = next
             } else if candidates.count <= 64 {
                 // A short table is searched (an attribute may have no column of its own).
-                found = candidates.lastIndex { Self.source(columns[$0.column].source!, is: owner, attribute, member) }
+                found = candidates.firstIndex { columns[$0.column].origin == origin }
             } else {
-                if bySource == nil {
-                    var sources: [String: Int] = [:]
-                    // The last column of a source wins, as when they were collected by source.
+                if byOrigin == nil {
+                    var origins: [ColumnOrigin: Int] = [:]
                     for (candidate, place) in candidates.enumerated() {
-                        sources[columns[place.column].source!] = candidate
+                        origins[columns[place.column].origin!] = candidate
                     }
-                    bySource = sources
+                    byOrigin = origins
                 }
-                found =
-                    bySource![
-                        member.map { String.concatenating(owner, ".", attribute, ".", $0) }
-                            ?? String.concatenating(owner, ".", attribute)]
+                found = byOrigin![origin]
             }
             guard let found else { return nil }
             next = found + 1
@@ -270,7 +259,6 @@ struct SwiftContextBuilder {
         var result: [StoredAttribute] = []
         result.reserveCapacity(candidates.count)
         for declaring in lineage(index) {
-            let owner = model.entities[declaring].name
             // By index: a loop over the array would copy each (large) attribute out.
             for position in model.entities[declaring].attributes.indices
             where !model.entities[declaring].attributes[position].isTransient {
@@ -279,9 +267,10 @@ struct SwiftContextBuilder {
                     guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else {
                         continue
                     }
-                    for member in composite.attributes where !member.isTransient {
+                    for (memberIndex, member) in composite.attributes.enumerated() where !member.isTransient {
                         guard let valueType = SwiftValueType(member.type),
-                            let (column, offset) = findColumn(owner, attribute.name, member.name)
+                            let (column, offset) = findColumn(
+                                .attribute(entity: declaring, attribute: position, member: memberIndex))
                         else { continue }
                         result.append(
                             StoredAttribute(
@@ -291,7 +280,7 @@ struct SwiftContextBuilder {
                     continue
                 }
                 guard let valueType = SwiftValueType(attribute.type),
-                    let (column, offset) = findColumn(owner, attribute.name, nil)
+                    let (column, offset) = findColumn(.attribute(entity: declaring, attribute: position, member: nil))
                 else { continue }
                 result.append(
                     StoredAttribute(
@@ -300,29 +289,6 @@ struct SwiftContextBuilder {
             }
         }
         return result
-    }
-
-    /// Whether a column's `source` is `owner.attribute` (or `owner.attribute.member`), compared
-    /// without making that string.
-    static func source(_ source: String, is owner: String, _ attribute: String, _ member: String?) -> Bool {
-        let ownerLength = owner.utf8.count
-        let attributeLength = attribute.utf8.count
-        let memberLength = member.map { $0.utf8.count + 1 } ?? 0
-        guard source.utf8.count == ownerLength + 1 + attributeLength + memberLength else { return false }
-        var source = source
-        return source.withUTF8 { source in
-            let base = source.baseAddress!
-            func matches(_ part: String, at offset: Int) -> Bool {
-                var part = part
-                return part.withUTF8 { part in part.isEmpty || memcmp(base + offset, part.baseAddress!, part.count) == 0
-                }
-            }
-            guard matches(owner, at: 0), base[ownerLength] == UInt8(ascii: "."), matches(attribute, at: ownerLength + 1)
-            else { return false }
-            guard let member else { return true }
-            return base[ownerLength + 1 + attributeLength] == UInt8(ascii: ".")
-                && matches(member, at: ownerLength + 2 + attributeLength)
-        }
     }
 
     /// The context of one stored attribute (slot `slot`).

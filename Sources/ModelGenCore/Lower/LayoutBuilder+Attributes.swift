@@ -32,8 +32,8 @@ extension LayoutBuilder {
         // About a column per attribute and a check for every other one (grown as needed).
         result.columns.reserveCapacity(model.entities[entity].attributes.count)
         result.checks.reserveCapacity(model.entities[entity].attributes.count)
-        for attribute in model.entities[entity].attributes where !attribute.isTransient {
-            addAttribute(attribute, of: entity, to: &result)
+        for (index, attribute) in model.entities[entity].attributes.enumerated() where !attribute.isTransient {
+            addAttribute(attribute, at: index, of: entity, to: &result)
         }
         return result
     }
@@ -62,15 +62,10 @@ extension LayoutBuilder {
     }
 
     /// Whether the user named the column of an attribute of `entity` (`modelgen.sqlName`): a
-    /// collision of such a name stays an error instead of being resolved. (The entity is known:
-    /// looking it up by the source's name would make lowering quadratic in the entities.)
+    /// collision of such a name stays an error instead of being resolved.
     private func isNamedByUser(_ column: Column, of entity: Int) -> Bool {
-        guard let source = column.source, let dot = source.firstIndex(of: "."),
-            source[..<dot] == model.entities[entity].name
-        else { return false }
-        let property = source[source.index(after: dot)...].split(separator: ".").first.map(String.init) ?? ""
-        return model.entities[entity].attributes.first { $0.name == property }?.userInfo[StandardLayout.sqlNameKey]
-            != nil
+        guard case .attribute(entity, let attribute, _)? = column.origin else { return false }
+        return model.entities[entity].attributes[attribute].userInfo[StandardLayout.sqlNameKey] != nil
     }
 
     /// A name for a new column of `table`: `name`, or when another property of the table already
@@ -114,7 +109,7 @@ extension LayoutBuilder {
         model.entities[entity].parent == nil ? nil : entityIDValues(of: entity)
     }
 
-    func addAttribute(_ attribute: Attribute, of entity: Int, to table: inout AttributeColumns) {
+    func addAttribute(_ attribute: Attribute, at index: Int, of entity: Int, to table: inout AttributeColumns) {
         let location = SourceAnchor(line: attribute.line, attribute: "name")
         let source = String.concatenating(model.entities[entity].name, ".", attribute.name)
         guard attribute.type.isStorable else {
@@ -127,23 +122,26 @@ extension LayoutBuilder {
         let base = sqlName(attribute.name, userInfo: attribute.userInfo)
         if attribute.type == .composite {
             guard let composite = model.composites.first(where: { $0.name == attribute.compositeName }) else { return }
-            for member in composite.attributes where !member.isTransient && member.type.isStorable {
+            for (position, member) in composite.attributes.enumerated()
+            where !member.isTransient && member.type.isStorable {
                 let name = SQLNaming.fitted(base + "_" + sqlName(member.name, userInfo: member.userInfo))
                 addValueColumn(
                     name, for: member, isOptional: attribute.isOptional || member.isOptional, entity: entity,
-                    source: source + "." + member.name, location: location, to: &table)
+                    source: source + "." + member.name,
+                    origin: .attribute(entity: entity, attribute: index, member: position), location: location,
+                    to: &table)
             }
             return
         }
         addValueColumn(
-            base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source, location: location,
-            to: &table)
+            base, for: attribute, isOptional: attribute.isOptional, entity: entity, source: source,
+            origin: .attribute(entity: entity, attribute: index, member: nil), location: location, to: &table)
     }
 
     /// Adds the column of a stored attribute with its default and checks.
     private func addValueColumn(
         _ name: String, for attribute: Attribute, isOptional: Bool, entity: Int, source: String,
-        location: SourceAnchor, to table: inout AttributeColumns
+        origin: ColumnOrigin, location: SourceAnchor, to table: inout AttributeColumns
     ) {
         let type = Self.columnType(attribute.type)
         let required = isOptional ? nil : requirement(of: entity)
@@ -153,7 +151,7 @@ extension LayoutBuilder {
                 column: Column(
                     name: name, type: type, isNullable: isNullable,
                     defaultValue: attribute.defaultValue.map(Self.sqlValue),
-                    role: .attribute, source: source),
+                    role: .attribute, source: source, origin: origin),
                 location: location))
         // Straight into the table's checks (a local array per attribute would be an allocation each).
         if let required, !isOptional { table.checks.append(.requiredFor(column: name, entityIDs: required)) }

@@ -63,7 +63,8 @@ extension LayoutBuilder {
                     PlannedColumn(
                         column: Column(
                             name: name, type: .integer64, isNullable: true, role: .position,
-                            source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name)),
+                            source: String.concatenating(model.entities[ref.entity].name, ".", relationship.name),
+                            origin: .position(entity: ref.entity, relationship: ref.index)),
                         location: SourceAnchor(line: relationship.line, attribute: "name")))
             }
             return
@@ -84,7 +85,7 @@ extension LayoutBuilder {
             PlannedColumn(
                 column: Column(
                     name: name, type: .key, isNullable: relationship.isOptional || required != nil, role: .relationship,
-                    source: source),
+                    source: source, origin: .toOne(entity: ref.entity, relationship: ref.index)),
                 location: SourceAnchor(line: relationship.line, attribute: "name")))
         if let required, !relationship.isOptional {
             tables[table].checks.append(.requiredFor(column: name, entityIDs: required))
@@ -131,10 +132,14 @@ extension LayoutBuilder {
         var join = PlannedTable(name: name, kind: .join, root: nil, location: location)
         join.columns = [
             PlannedColumn(
-                column: Column(name: ownerColumn, type: .key, isNullable: false, role: .join, source: source),
+                column: Column(
+                    name: ownerColumn, type: .key, isNullable: false, role: .join, source: source,
+                    origin: .joinSource(entity: ref.entity, relationship: ref.index)),
                 location: location),
             PlannedColumn(
-                column: Column(name: targetColumn, type: .key, isNullable: false, role: .join, source: source),
+                column: Column(
+                    name: targetColumn, type: .key, isNullable: false, role: .join, source: source,
+                    origin: .joinDestination(entity: ref.entity, relationship: ref.index)),
                 location: location),
         ]
         join.primaryKey = [ownerColumn, targetColumn]
@@ -152,10 +157,11 @@ extension LayoutBuilder {
                 PlannedColumn(
                     column: Column(
                         name: SQLNaming.fitted(relationshipName + "_position"), type: .integer64, isNullable: true,
-                        role: .position, source: source),
+                        role: .position, source: source, origin: .position(entity: ref.entity, relationship: ref.index)),
                     location: location))
         }
-        if let inverse, inverse.isOrdered {
+        if let inverse, inverse.isOrdered, let inverseRef = model.entities[ref.entity].relationships[ref.index].inverse
+        {
             var positionName = SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position")
             if join.columns.contains(where: { $0.column.name == positionName }) {
                 positionName = SQLNaming.fitted(positionName + "_inverse")
@@ -164,7 +170,8 @@ extension LayoutBuilder {
                 PlannedColumn(
                     column: Column(
                         name: positionName, type: .integer64, isNullable: true, role: .position,
-                        source: String.concatenating(model.entities[destination].name, ".", inverse.name)),
+                        source: String.concatenating(model.entities[destination].name, ".", inverse.name),
+                        origin: .position(entity: inverseRef.entity, relationship: inverseRef.index)),
                     location: location))
         }
         indexes.append(

@@ -78,8 +78,38 @@ public struct Column: Codable, Equatable, Sendable {
     public var isNullable: Bool
     public var defaultValue: SQLValue?
     public var role: Role
-    /// `Entity.property` (or `Entity.property.member` for composites) the column stores.
+    /// `Entity.property` (or `Entity.property.member` for composites) the column stores: the
+    /// recorded name that migrations match across versions.
     public var source: String?
+    /// The same as a typed position in the model this schema was lowered from, for the
+    /// generator. Neither encoded nor compared: a recorded schema, or another version's, has none.
+    public var origin: ColumnOrigin? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case name, type, isNullable, defaultValue, role, source
+    }
+
+    public static func == (lhs: Column, rhs: Column) -> Bool {
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isNullable == rhs.isNullable
+            && lhs.defaultValue == rhs.defaultValue && lhs.role == rhs.role && lhs.source == rhs.source
+    }
+}
+
+/// Which property of a model a column stores, by index (`ObjectModel.entities`, and the entity's
+/// `attributes` or `relationships`): what Lower tells the generator, so that nothing joins the
+/// schema to the model by comparing names.
+public enum ColumnOrigin: Hashable, Sendable {
+    /// An attribute, or `member` of a composite attribute.
+    case attribute(entity: Int, attribute: Int, member: Int?)
+    /// The key column of a to-one relationship.
+    case toOne(entity: Int, relationship: Int)
+    /// The position column of an ordered to-many relationship (on the destination's table, or in
+    /// the join table).
+    case position(entity: Int, relationship: Int)
+    /// The join table's column holding the keys of the relationship's own entity.
+    case joinSource(entity: Int, relationship: Int)
+    /// The join table's column holding the keys of the relationship's destination.
+    case joinDestination(entity: Int, relationship: Int)
 }
 
 public struct ForeignKey: Codable, Equatable, Sendable {

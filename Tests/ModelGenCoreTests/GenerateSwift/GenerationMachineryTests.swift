@@ -118,24 +118,6 @@ import Testing
         )
     }
 
-    @Test func aColumnSourceIsComparedPartByPartWithoutBeingMade() {
-        #expect(SwiftContextBuilder.source("Student.name", is: "Student", "name", nil))
-        #expect(SwiftContextBuilder.source("Place.location.latitude", is: "Place", "location", "latitude"))
-        #expect(!SwiftContextBuilder.source("Student.name", is: "Student", "nam", nil))
-        #expect(!SwiftContextBuilder.source("Student.names", is: "Student", "name", nil))
-        #expect(!SwiftContextBuilder.source("Studenx.name", is: "Student", "name", nil))
-        #expect(!SwiftContextBuilder.source("Student_name", is: "Student", "name", nil))
-        #expect(!SwiftContextBuilder.source("Place.location_latitude", is: "Place", "location", "latitude"))
-        #expect(!SwiftContextBuilder.source("Place.location.latitude", is: "Place", "location", nil))
-        #expect(!SwiftContextBuilder.source("Place.location", is: "Place", "location", "latitude"))
-        // The same length, split at another dot.
-        #expect(!SwiftContextBuilder.source("A.bc.d", is: "A.b", "c", "d"))
-        #expect(SwiftContextBuilder.source("A.b.c.d", is: "A.b", "c", "d"))
-        #expect(SwiftContextBuilder.source("É.ü", is: "É", "ü", nil))
-        #expect(SwiftContextBuilder.source(".", is: "", "", nil))
-        #expect(SwiftContextBuilder.source("E.a.", is: "E", "a", ""))
-    }
-
     @Test func aTextBufferWritesIntegersAndGrowsWithoutLosingBytes() {
         var buffer = TextBuffer(capacity: 1)
         for value: Int64 in [0, 7, -7, 10, 1_234_567_890, .max, .min] {

@@ -271,6 +271,79 @@ import Testing
         #expect(lowered.indexes.contains { $0.table == "playlist_songs" && $0.parts.map(\.column) == ["songs_pk"] })
     }
 
+    /// Every column says which property it stores, by index in the model, and the generator
+    /// finds each relationship's storage by it.
+    @Test func columnsSayWhichPropertyTheyStore() throws {
+        let text = modelDocument(
+            """
+                <entity name="Shelf">
+                    <attribute name="spot" optional="YES" attributeType="Composite" composite="Point"/>
+                    <attribute name="label" optional="YES" attributeType="String"/>
+                    <relationship name="books" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
+                </entity>
+                <entity name="Book">
+                    <attribute name="title" attributeType="String"/>
+                    <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
+                    <relationship name="tags" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="books" inverseEntity="Tag"/>
+                </entity>
+                <entity name="Tag">
+                    <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags" inverseEntity="Book"/>
+                </entity>
+                <composite name="Point">
+                    <attribute name="x" optional="YES" attributeType="Double"/>
+                    <attribute name="y" optional="YES" attributeType="Double"/>
+                </composite>
+            """)
+        let engine = DiagnosticEngine()
+        let model = try #require(
+            FrontEnd().run(SourceFile(path: "Shelves", bytes: Array(text.utf8)), diagnostics: engine))
+        let schema = try #require(SchemaLowering().lower(model, diagnostics: engine))
+        #expect(!engine.hasErrors, "\(engine.sorted.map(\.rendered))")
+        var origins: [String: ColumnOrigin] = [:]
+        for table in schema.tables {
+            for column in table.columns {
+                if let origin = column.origin { origins[table.name + "." + column.name] = origin }
+            }
+        }
+        // Shelf is entity 0, Book 1, Tag 2 (document order); properties by declaration order.
+        #expect(
+            origins == [
+                "shelf.spot_x": .attribute(entity: 0, attribute: 0, member: 0),
+                "shelf.spot_y": .attribute(entity: 0, attribute: 0, member: 1),
+                "shelf.label": .attribute(entity: 0, attribute: 1, member: nil),
+                "book.title": .attribute(entity: 1, attribute: 0, member: nil),
+                "book.shelf_pk": .toOne(entity: 1, relationship: 0),
+                "book.shelf_position": .position(entity: 0, relationship: 0),
+                "book_tags.book_pk": .joinSource(entity: 1, relationship: 1),
+                "book_tags.tags_pk": .joinDestination(entity: 1, relationship: 1),
+                "book_tags.tags_position": .position(entity: 1, relationship: 1),
+            ])
+        // Not part of the recorded schema.
+        var copy = schema
+        copy.tables = copy.tables.map { table in
+            var table = table
+            table.columns = table.columns.map { column in
+                var column = column
+                column.origin = nil
+                return column
+            }
+            return table
+        }
+        #expect(copy == schema)
+        let storage = Dictionary(
+            uniqueKeysWithValues: SwiftGenerator.runtimeMetadata(model: model, schema: schema).flatMap { entity in
+                entity.relationships.map { ("\(entity.name).\($0.name)", $0.storage) }
+            })
+        #expect(storage["Shelf.books"] == .inverseForeignKey(column: "shelf_pk", position: "shelf_position"))
+        #expect(storage["Book.shelf"] == .foreignKey(column: "shelf_pk"))
+        #expect(
+            storage["Book.tags"]
+                == .joinTable(table: "book_tags", source: "book_pk", destination: "tags_pk", position: "tags_position"))
+        #expect(
+            storage["Tag.books"]
+                == .joinTable(table: "book_tags", source: "tags_pk", destination: "book_pk", position: nil))
+    }
+
     @Test func configurationsSelectEntities() throws {
         let text = modelDocument(
             """
