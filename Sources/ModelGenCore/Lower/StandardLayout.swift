@@ -13,8 +13,9 @@ public struct StandardLayout: RelationalLayout {
         /// Two entities with the same hash are told apart by the next free number, taken in order
         /// of what was hashed.
         case nameHashes
-        /// Core Data's order (pre-order over the hierarchies, siblings by name, from 1): what
-        /// modelgen 0.1 wrote. Kept so that the generated code can migrate stores made with it.
+        /// Positions in pre-order over the hierarchies (siblings by name in byte order, from 1;
+        /// Core Data's order differs only in sorting case-insensitively): the numbers of stores
+        /// made by modelgen 0.1, which the generated code migrates.
         case sortedPositions
     }
 
