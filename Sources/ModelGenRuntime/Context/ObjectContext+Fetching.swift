@@ -10,6 +10,14 @@ extension ObjectContext {
     /// come back as they are (one object per row), and the context's unsaved inserts, changes and
     /// deletes are taken into account.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
+        let objects = try fetchObjects(request)
+        if !request.relationshipKeyPathsForPrefetching.isEmpty, parent == nil, !objects.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: T.entityDescription)
+        }
+        return objects
+    }
+
+    private func fetchObjects<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
         if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
             throw failure
         }

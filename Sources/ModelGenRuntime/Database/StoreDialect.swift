@@ -23,6 +23,21 @@ public struct StoreDialect: Sendable, Hashable {
         return !text.utf8.contains(0)
     }
 
+    /// A condition that `expression` is one of the row numbers bound, all together, as one
+    /// parameter (`keyList(_:)`): one statement for any number of keys.
+    func isOneOfKeys(_ expression: String) -> String {
+        switch engine {
+        case .sqlite: "\(expression) IN (SELECT \"value\" FROM json_each(?))"
+        case .postgres: "\(expression) = ANY(CAST(? AS bigint[]))"
+        }
+    }
+
+    /// The parameter of `isOneOfKeys(_:)`: a JSON array on SQLite, an array literal on PostgreSQL.
+    func keyList(_ keys: [Int64]) -> SQLArgument {
+        let list = keys.map(String.init).joined(separator: ",")
+        return SQLArgument(.text(engine == .sqlite ? "[" + list + "]" : "{" + list + "}"))
+    }
+
     /// `text` as a SQL string literal.
     static func literal(_ text: String) -> String { "'" + text.replacing("'", with: "''") + "'" }
 

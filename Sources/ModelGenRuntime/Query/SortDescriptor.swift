@@ -67,7 +67,8 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
 /// What to fetch: a predicate, an order, a window.
 ///
 /// ```swift
-/// let request = FetchRequest<Grade>(predicate: \.points > 50, sortDescriptors: [ObjectSortDescriptor(\.points)], fetchLimit: 20)
+/// var request = FetchRequest<Grade>(predicate: \.points > 50, sortDescriptors: [ObjectSortDescriptor(\.points)], fetchLimit: 20)
+/// request.relationshipKeyPathsForPrefetching = ["student"]
 /// let firstPage = try context.fetch(request)
 /// let total = try context.count(request)
 /// ```
@@ -77,6 +78,11 @@ public struct FetchRequest<T: ManagedObject> {
     /// The most objects to return; `nil` or 0 (as in Core Data) for no limit.
     public var fetchLimit: Int?
     public var fetchOffset: Int
+    /// Relationships to read with the result (`"grades"`, or through relationships
+    /// `"grades.quiz"`), Core Data's `relationshipKeyPathsForPrefetching`: each relationship of a
+    /// key path is read for all objects in one query, instead of one query per object when each
+    /// is first followed. Not applied in a child context, whose objects read through the parent.
+    public var relationshipKeyPathsForPrefetching: [String] = []
 
     /// The limit applied: none for `nil`, 0 or less.
     var effectiveLimit: Int? { fetchLimit.flatMap { $0 > 0 ? $0 : nil } }

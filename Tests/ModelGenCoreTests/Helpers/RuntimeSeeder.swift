@@ -90,9 +90,30 @@ enum RuntimeSeeder {
     /// Creates the store at `path` and saves `objects` in one save; the file is left in
     /// rollback-journal mode, so it is one file that can be copied.
     static func seed(_ objects: [Object], model: ObjectModel, schema: RelationalSchema, at path: String) throws {
+        try seed(objects, model: model, schema: schema) { runtimeModel, fill in
+            try save(path: path, model: runtimeModel, fill)
+        }
+    }
+
+    /// Saves `objects` in one save into the store `open` makes of the runtime model (any backend).
+    static func seed(
+        _ objects: [Object], model: ObjectModel, schema: RelationalSchema,
+        into open: (PersistentStore.Model) throws -> PersistentStore
+    ) throws {
+        try seed(objects, model: model, schema: schema) { runtimeModel, fill in
+            let context = try open(runtimeModel).newContext()
+            try fill(context)
+            try context.save()
+        }
+    }
+
+    private static func seed(
+        _ objects: [Object], model: ObjectModel, schema: RelationalSchema,
+        saving: (PersistentStore.Model, (ObjectContext) throws -> Void) throws -> Void
+    ) throws {
         let runtimeModel = runtimeModel(model, schema)
         let entities = Dictionary(uniqueKeysWithValues: runtimeModel.entities.map { ($0.name, $0) })
-        try save(path: path, model: runtimeModel) { context in
+        try saving(runtimeModel) { context in
             var made: [ManagedObject] = []
             for object in objects {
                 guard let type = entities[object.entity]?.objectType else {
