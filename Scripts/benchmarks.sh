@@ -101,7 +101,11 @@ EOF
 
 \`modelgen-bench runtime\`, $runs runs: 100,000 objects of a five-attribute entity through
 ModelGenRuntime; baseline: the SQLite C API doing the same work (statements prepared once, one
-transaction per save, rows read into Swift values). The observe phases compare differently:
+transaction per save, rows read into Swift values). In "fetch all" the baseline keeps each row as
+a Swift struct in an array, as an application keeps what it reads; in "fetch all (read only)" it
+sums the values and drops them. "fetch with prefetch" reads 10,000 orders with their 10 lines each
+(\`relationshipKeyPathsForPrefetching\`) against the orders in one query, then their lines in one
+query ordered by order, gathered into arrays of structs. The observe phases compare differently:
 "observe" is 1,000 saves of one changed object each while another context observes all 100,000
 objects sorted by price (each save followed by the observation's next results and change set)
 against the same saves with nothing observing; "observe (moves)" changes the sort key, so that
@@ -115,7 +119,8 @@ EOF
 
 \`modelgen-bench runtime --engine postgres\`, $runs runs on a throwaway local cluster; baseline:
 libpq doing the same work (statements prepared once, writes pipelined in one transaction, binary
-results kept in an array of Swift structs).
+results kept in an array of Swift structs; dropped in "fetch all (read only)"). The phases are the
+SQLite section's.
 
 EOF
     if [ "$postgres" = yes ]; then

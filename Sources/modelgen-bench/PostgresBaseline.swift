@@ -10,17 +10,8 @@ final class PostgresBaseline: RuntimeBaseline {
     private var rowIDs: [Int64] = []
     private(set) var keySink: Int64 = 0
     private(set) var checksumOfQuery = 0.0
-    /// The rows of the last fetch, as an application keeps them.
-    private(set) var rows: [Row] = []
-
-    struct Row {
-        var key: Int64
-        var title: String
-        var quantity: Int64
-        var price: Double
-        var created: Date?
-        var active: Bool
-    }
+    /// The rows of the last fetch that keeps them, as an application keeps them.
+    private(set) var rows: [BenchRow] = []
 
     static let pipelineLength = 256
 
@@ -72,7 +63,7 @@ final class PostgresBaseline: RuntimeBaseline {
         withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
     }
 
-    private static func integer(_ result: OpaquePointer?, _ row: Int32, _ column: Int32) -> Int64 {
+    static func integer(_ result: OpaquePointer?, _ row: Int32, _ column: Int32) -> Int64 {
         let length = Int(PQgetlength(result, row, column))
         let value = UnsafeRawPointer(PQgetvalue(result, row, column)!)
         var number: Int64 = 0
@@ -147,10 +138,10 @@ final class PostgresBaseline: RuntimeBaseline {
         try! execute("COMMIT")
     }
 
-    private func read(_ result: OpaquePointer?) -> Double {
+    private func read(_ result: OpaquePointer?, keepingRows: Bool = true) -> Double {
         let count = PQntuples(result)
         rows.removeAll(keepingCapacity: true)
-        rows.reserveCapacity(Int(count))
+        if keepingRows { rows.reserveCapacity(Int(count)) }
         var keys: Int64 = 0
         var sum = 0.0
         for index in 0..<count {
@@ -170,10 +161,12 @@ final class PostgresBaseline: RuntimeBaseline {
                     timeIntervalSinceReferenceDate: Double(Self.integer(result, index, 6) - 31_622_400_000_000)
                         / 1_000_000)
             let active = Self.integer(result, index, 7) != 0
-            rows.append(
-                Row(
-                    key: Self.integer(result, index, 0), title: title, quantity: quantity, price: price,
-                    created: created, active: active))
+            if keepingRows {
+                rows.append(
+                    BenchRow(
+                        key: Self.integer(result, index, 0), title: title, quantity: quantity, price: price,
+                        created: created, active: active))
+            }
             sum += Double(title.utf8.count) + Double(quantity) + price
             sum += (created?.timeIntervalSinceReferenceDate ?? 0) + (active ? 1 : 0)
         }
@@ -181,11 +174,11 @@ final class PostgresBaseline: RuntimeBaseline {
         return sum
     }
 
-    func fetchAll() -> Double {
+    func fetchAll(keepingRows: Bool) -> Double {
         let result = PQexecPrepared(connection, "all", 0, nil, nil, nil, 1)
         defer { PQclear(result) }
         precondition(PQresultStatus(result) == PGRES_TUPLES_OK)
-        return read(result)
+        return read(result, keepingRows: keepingRows)
     }
 
     func fetchQuery(threshold: Int64) -> Int {

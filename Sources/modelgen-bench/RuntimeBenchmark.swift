@@ -106,11 +106,23 @@ final class BenchItem: ManagedObject {
     }
 }
 
+/// A row of the item table as an application keeps it: the baselines' "fetch all" makes one per row.
+struct BenchRow {
+    var key: Int64
+    var title: String
+    var quantity: Int64
+    var price: Double
+    var created: Date?
+    var active: Bool
+}
+
 /// What the runtime is measured against: the same work done directly with the database's C API.
 protocol RuntimeBaseline: AnyObject {
     func insert(count: Int, base: Date)
-    /// Reads every row; returns the checksum of the values read.
-    func fetchAll() -> Double
+    /// Reads every row; returns the checksum of the values read. `keepingRows`: each row is kept
+    /// as a `BenchRow` in an array (until the next fetch), as an application keeps what it reads;
+    /// else the values are summed and dropped.
+    func fetchAll(keepingRows: Bool) -> Double
     /// Runs the predicate+sort+limit query; returns how many rows it read (`checksumOfQuery`
     /// holds their checksum).
     func fetchQuery(threshold: Int64) -> Int
@@ -233,17 +245,22 @@ enum RuntimeBenchmark {
         phases.append(phase("insert+save", runtimeInsert, rawInsert) { $0.insert(count: objects, base: base) })
 
         var checksum = 0.0
-        let rawFetch = Clock.timeWithKernel { checksum += raw.fetchAll() }
-        let runtimeFetch = try Clock.timeWithKernel {
-            let fresh = store.newContext()
-            var sum = 0.0
-            for item in try fresh.fetchAll(BenchItem.self) {
-                sum += Double(item.title.utf8.count) + Double(item.quantity) + item.price
-                sum += (item.created?.timeIntervalSinceReferenceDate ?? 0) + (item.active ? 1 : 0)
+        for keepingRows in [true, false] {
+            let rawFetch = Clock.timeWithKernel { checksum += raw.fetchAll(keepingRows: keepingRows) }
+            let runtimeFetch = try Clock.timeWithKernel {
+                let fresh = store.newContext()
+                var sum = 0.0
+                for item in try fresh.fetchAll(BenchItem.self) {
+                    sum += Double(item.title.utf8.count) + Double(item.quantity) + item.price
+                    sum += (item.created?.timeIntervalSinceReferenceDate ?? 0) + (item.active ? 1 : 0)
+                }
+                checksum -= sum
             }
-            checksum -= sum
+            phases.append(
+                phase(keepingRows ? "fetch all" : "fetch all (read only)", runtimeFetch, rawFetch) {
+                    _ = $0.fetchAll(keepingRows: keepingRows)
+                })
         }
-        phases.append(phase("fetch all", runtimeFetch, rawFetch) { _ = $0.fetchAll() })
 
         let threshold = Int64(objects / 2)
         var rawMatches = 0
@@ -285,6 +302,7 @@ enum RuntimeBenchmark {
             try context.save()
         }
         phases.append(phase("delete+save", runtimeDelete, rawDelete) { $0.deleteAll() })
+        phases.append(try PrefetchBenchmark.phase(engine: engine))
         precondition(checksum == 0, "the runtime and the raw API read different values")
         precondition(raw.keySink > 0, "the raw API read no keys")
         return phases
@@ -372,7 +390,8 @@ extension Phase {
 }
 
 /// The baseline: the same work with the SQLite C API, prepared statements, one transaction per
-/// phase, reading every selected column into the same Swift types but building no objects.
+/// phase, reading every selected column into the same Swift types and, for "fetch all", keeping
+/// each row as a `BenchRow` struct (building no objects).
 final class RawStore: RuntimeBaseline {
     private var db: OpaquePointer?
     private var rowIDs: [Int64] = []
@@ -431,6 +450,9 @@ final class RawStore: RuntimeBaseline {
         }
     }
 
+    /// The rows of the last fetch that keeps them.
+    private(set) var rows: [BenchRow] = []
+
     func fetchQuery(threshold: Int64) -> Int {
         let result = fetch(
             #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) AND "quantity" >= ? AND "active" = ? ORDER BY "price" DESC, "_pk" LIMIT 1000"#,
@@ -444,21 +466,25 @@ final class RawStore: RuntimeBaseline {
 
     var checksumOfQuery = 0.0
 
-    func fetchAll() -> Double {
+    func fetchAll(keepingRows: Bool) -> Double {
         fetch(
-            #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#
+            #"SELECT "_pk", "_entity", "_version", "title", "quantity", "price", "created", "active" FROM "item" WHERE "_entity" IN (1) ORDER BY "_pk""#,
+            keepingRows: keepingRows
         ).sum
     }
 
-    func fetch(_ sql: String, bind: (OpaquePointer) -> Void = { _ in }) -> (sum: Double, rows: Int) {
+    func fetch(_ sql: String, keepingRows: Bool = false, bind: (OpaquePointer) -> Void = { _ in }) -> (
+        sum: Double, rows: Int
+    ) {
         let statement = prepare(sql)
         defer { sqlite3_finalize(statement) }
         bind(statement)
+        rows.removeAll(keepingCapacity: true)
         var sum = 0.0
-        var rows = 0
+        var count = 0
         var keys: Int64 = 0
         while sqlite3_step(statement) == SQLITE_ROW {
-            rows += 1
+            count += 1
             // Every selected column is read, as the runtime reads `_pk`, `_entity` and `_version`.
             keys &+=
                 sqlite3_column_int64(statement, 0) &+ sqlite3_column_int64(statement, 1)
@@ -472,11 +498,17 @@ final class RawStore: RuntimeBaseline {
                 sqlite3_column_type(statement, 6) == SQLITE_NULL
                 ? nil : Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 6))
             let active = sqlite3_column_int64(statement, 7) != 0
+            if keepingRows {
+                rows.append(
+                    BenchRow(
+                        key: sqlite3_column_int64(statement, 0), title: title, quantity: quantity, price: price,
+                        created: created, active: active))
+            }
             sum += Double(title.utf8.count) + Double(quantity) + price
             sum += (created?.timeIntervalSinceReferenceDate ?? 0) + (active ? 1 : 0)
         }
         keySink &+= keys
-        return (sum, rows)
+        return (sum, count)
     }
 
     /// Where the key columns read by `fetch` go (so reading them is not optimized away).

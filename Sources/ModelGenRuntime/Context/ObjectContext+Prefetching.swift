@@ -23,8 +23,11 @@ extension ObjectContext {
         for (name, rest) in steps {
             guard let index = entity.relationshipIndex(of: name) else {
                 throw DatabaseError(
-                    .unknownKey, "\(entity.name) has no relationship '\(name)' to prefetch", entity: entity.name,
-                    property: name)
+                    .unknownKey,
+                    name.isEmpty
+                        ? "a key path to prefetch is no relationship of \(entity.name)"
+                        : "\(entity.name) has no relationship '\(name)' to prefetch",
+                    entity: entity.name, property: name)
             }
             let relationship = entity.relationships[index]
             try prefetch(index, relationship, of: objects)
@@ -118,19 +121,40 @@ extension ObjectContext {
         // several owners is one object); a context whose map is empty has no owners to give to.
         guard !registered.isEmpty else { return }
         let keys = owners.map(\.objectID.rowID)
-        var byOwner: [Int64: [ManagedObject]] = [:]
+        var ownerAt = [Int64: Int](minimumCapacity: owners.count)
+        for (position, key) in keys.enumerated() { ownerAt[key] = position }
+        // The destinations in one array, in the owners' groups, and where each owner's group
+        // starts and ends: one array per owner at the end, not one grown row by row.
+        var destinations: [ManagedObject] = []
+        var groups = [Range<Int>?](repeating: nil, count: owners.count)
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             store.dialect.keyList(keys).bind(to: statement, at: 1)
             var rows = FetchCursor(self, destination, nil, ownRowsOnly: false, statement)
-            while let object = try rows.next() {
-                byOwner[statement.int64(keyColumn), default: []].append(object)
+            // Rows come grouped by owner: its place is looked up once per group.
+            var currentKey: Int64?
+            var current = -1
+            var start = 0
+            func close() {
+                if current >= 0 { groups[current] = start..<destinations.count }
             }
+            while let object = try rows.next() {
+                let key = statement.int64(keyColumn)
+                if key != currentKey {
+                    close()
+                    currentKey = key
+                    current = ownerAt[key] ?? -1
+                    start = destinations.count
+                }
+                destinations.append(object)
+            }
+            close()
             statement.resetForRebinding()
         }
-        for owner in owners {
-            let found = byOwner[owner.objectID.rowID] ?? []
-            owner.links[index] = relationship.isToMany ? .toMany(LinkList(found)) : .toOne(found.first)
+        for (position, owner) in owners.enumerated() {
+            let group = groups[position].map { destinations[$0] } ?? []
+            owner.links[index] =
+                relationship.isToMany ? .toMany(LinkList(distinct: Array(group))) : .toOne(group.first)
         }
     }
 }

@@ -1,23 +1,37 @@
-/// The objects of a loaded to-many relationship, in order, with a membership set so adding and
-/// testing stay O(1) on large relationships.
+/// The objects of a loaded to-many relationship, in order. Membership is tested by a scan while
+/// the list is short, and through a set, built when first needed, once it is longer: most lists
+/// are short, and a prefetch makes many of them at once.
 final class LinkList {
     private(set) var objects: [ManagedObject]
-    private var members: Set<ObjectIdentifier>
+    private var members: Set<ObjectIdentifier>?
+    /// The longest list searched by a scan.
+    private static let scanLimit = 16
 
     init(_ objects: [ManagedObject] = []) {
         self.objects = []
-        self.members = []
-        for object in objects where members.insert(ObjectIdentifier(object)).inserted { self.objects.append(object) }
+        for object in objects { append(object) }
     }
 
-    func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+    /// A list of `objects`, which hold each object once (one owner's rows of a relationship).
+    init(distinct objects: [ManagedObject]) { self.objects = objects }
+
+    func contains(_ object: ManagedObject) -> Bool {
+        if let members { return members.contains(ObjectIdentifier(object)) }
+        if objects.count <= Self.scanLimit { return objects.contains { $0 === object } }
+        let built = Set(objects.map(ObjectIdentifier.init))
+        members = built
+        return built.contains(ObjectIdentifier(object))
+    }
 
     func append(_ object: ManagedObject) {
-        if members.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        guard !contains(object) else { return }
+        objects.append(object)
+        members?.insert(ObjectIdentifier(object))
     }
 
     func remove(_ object: ManagedObject) {
-        guard members.remove(ObjectIdentifier(object)) != nil else { return }
+        guard contains(object) else { return }
+        members?.remove(ObjectIdentifier(object))
         if let index = objects.lastIndex(where: { $0 === object }) { objects.remove(at: index) }
     }
 }

@@ -84,6 +84,15 @@ public struct FetchRequest<T: ManagedObject> {
     /// is first followed. Not applied in a child context, whose objects read through the parent.
     public var relationshipKeyPathsForPrefetching: [String] = []
 
+    /// Adds a relationship of `T` to `relationshipKeyPathsForPrefetching` by its key path
+    /// (`request.prefetch(\Student.grades)`); a key path that is no relationship makes the fetch
+    /// throw `.unknownKey`.
+    public mutating func prefetch(_ relationship: PartialKeyPath<T>) {
+        let index = T.relationshipIndex(for: relationship)
+        // An empty name is no relationship: the fetch reports it.
+        relationshipKeyPathsForPrefetching.append(index.map { T.entityDescription.relationships[$0].name } ?? "")
+    }
+
     /// The limit applied: none for `nil`, 0 or less.
     var effectiveLimit: Int? { fetchLimit.flatMap { $0 > 0 ? $0 : nil } }
 
