@@ -66,6 +66,13 @@ struct FormatConverter<T: ManagedObject> {
         if op == .in, try path(of: lhs) == nil, let path = try path(of: rhs), !path.isEmpty {
             return try membership(path[...], in: entity, try value(lhs))
         }
+        // Two values (`true == true`, `1 < 2`): decided here, once.
+        if try path(of: lhs) == nil, try path(of: rhs) == nil, op != .in, op != .between {
+            guard let left = Self.literal(try value(lhs)), let right = Self.literal(try value(rhs)) else {
+                throw fail("a comparison of two values takes numbers, strings, booleans or nil")
+            }
+            return .constant(PredicateEvaluator.compare(left, op, comparison.options, right))
+        }
         // `value op key` is read as `key op' value`.
         if try path(of: lhs) == nil, try path(of: rhs) != nil {
             swap(&lhs, &rhs)
@@ -190,6 +197,18 @@ struct FormatConverter<T: ManagedObject> {
                 property: name)
         }
         return .member(relationship: index, object: object)
+    }
+
+    /// A value compared with another value, as stored: booleans as 0 and 1, as attributes store them.
+    private static func literal(_ value: Any?) -> StoredValue? {
+        switch value {
+        case nil: .null
+        case let flag as Bool: .integer(flag ? 1 : 0)
+        case let number as any BinaryInteger: Int64(exactly: number).map(StoredValue.integer)
+        case let number as Double: .real(number)
+        case let text as String: .text(text)
+        default: nil
+        }
     }
 
     private static func integer(_ value: Any?) -> Int64? {

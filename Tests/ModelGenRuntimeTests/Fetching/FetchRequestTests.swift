@@ -245,5 +245,29 @@ final class SampleShip: ManagedObject {
         #expect(code { _ = try ObjectSortDescriptor<SampleShip>(key: "size") } == .unknownKey)
         let generic = try ObjectPredicate<SampleShip>(format: "%K BEGINSWITH[c] %@", "universe", "star")
         #expect(try Self.seeded(.sqlite)?.count(FetchRequest(predicate: generic)) == 6)
+        #expect(code { _ = try ObjectPredicate<SampleShip>(format: "%@ == %@", Date(), 1) } == .predicate)
+    }
+
+    /// A comparison of two values (a fetched property of the corpus says `true == true`) holds of
+    /// every object or of none, in SQL and over unsaved objects alike.
+    @Test(arguments: Backend.allCases) func comparisonsOfTwoValuesHoldOfAllOrNone(_ backend: Backend) throws {
+        guard let context = try Self.seeded(backend) else { return }
+        let cases: [(String, [Any?], Bool)] = [
+            ("true == true", [], true), ("1 < 2", [], true), ("2 <= 1", [], false), ("'a' == 'b'", [], false),
+            ("'Star' BEGINSWITH[c] 'st'", [], true), ("nil == nil", [], true), ("%@ != nil", [3], true),
+            ("(1 == 2) OR name == 'Defiant'", [], false), ("1.5 > 1 AND crew > 400", [], false),
+        ]
+        let unsaved = context.insert(SampleShip.self)
+        unsaved.name = "Unsaved"
+        for (format, arguments, holds) in cases {
+            let predicate = try ObjectPredicate<SampleShip>(format: format, arguments: arguments)
+            let found = try context.fetch(FetchRequest(predicate: predicate))
+            if format.contains("name") || format.contains("crew") {
+                let expected = format.contains("name") ? ["Defiant"] : ["Enterprise", "Executor", "Galactica"]
+                #expect(Self.names(found) == expected, "\(format)")
+            } else {
+                #expect(found.count == (holds ? Self.fleet.count + 1 : 0), "\(format)")
+            }
+        }
     }
 }
