@@ -62,9 +62,22 @@ struct FormatConverter<T: ManagedObject> {
         var op = comparison.op
         var lhs = comparison.lhs
         var rhs = comparison.rhs
+        // `SELF == %@`, `SELF IN %@`: which objects.
+        if Self.isSelf(lhs) || Self.isSelf(rhs) {
+            return try selfComparison(op, Self.isSelf(lhs) ? rhs : lhs, selfOnLeft: Self.isSelf(lhs))
+        }
         // `object IN relationship`: membership.
         if op == .in, try path(of: lhs) == nil, let path = try path(of: rhs), !path.isEmpty {
             return try membership(path[...], in: entity, try value(lhs))
+        }
+        // Two attributes of the object (`end > start`).
+        if let left = try path(of: lhs), let right = try path(of: rhs) {
+            guard left.count == 1, right.count == 1, let slot = entity.slot(of: left[0]),
+                let other = entity.slot(of: right[0]), comparison.quantifier == .none, op != .in, op != .between
+            else {
+                throw fail("two key paths are compared only as attributes of the same object (`end > start`)")
+            }
+            return .compareKeys(slot: slot, op: op, options: comparison.options, other: other)
         }
         // Two values (`true == true`, `1 < 2`): decided here, once.
         if try path(of: lhs) == nil, try path(of: rhs) == nil, op != .in, op != .between {
@@ -199,6 +212,41 @@ struct FormatConverter<T: ManagedObject> {
         return .member(relationship: index, object: object)
     }
 
+    private static func isSelf(_ expression: Expression) -> Bool {
+        if case .keyPath(.self, let components, _) = expression, components.isEmpty { return true }
+        return false
+    }
+
+    /// `SELF op value`: the object is (or is not) the one, or one of the ones, `value` holds.
+    private func selfComparison(_ op: ComparisonOperator, _ other: Expression, selfOnLeft: Bool)
+        throws(DatabaseError) -> ObjectPredicate<T>.Condition
+    {
+        let value = try self.value(other)
+        switch op {
+        case .equal, .notEqual:
+            guard let value else { return .constant(op == .notEqual) }
+            guard let object = value as? ManagedObject else { throw fail("SELF compares with an object") }
+            return .isOneOf(objects: [object], equal: op == .equal)
+        case .in where selfOnLeft:
+            let items: [Any?]
+            if let array = value as? [Any?] {
+                items = array
+            } else if let collection = value as? any Collection {
+                items = collection.map { $0 }
+            } else {
+                throw fail("SELF IN needs a collection of objects")
+            }
+            var objects: [ManagedObject] = []
+            for item in items {
+                guard let object = item as? ManagedObject else { throw fail("SELF IN needs a collection of objects") }
+                objects.append(object)
+            }
+            return .isOneOf(objects: objects, equal: true)
+        default:
+            throw fail("SELF takes ==, != or IN")
+        }
+    }
+
     /// A value compared with another value, as stored: booleans as 0 and 1, as attributes store them.
     private static func literal(_ value: Any?) -> StoredValue? {
         switch value {
@@ -263,8 +311,15 @@ struct FormatConverter<T: ManagedObject> {
         case .variable(let name, _):
             guard let value = variables[name] else { throw fail("no value for $\(name)") }
             return value
-        case .keyPath(.variable(let name), let components, _) where components.isEmpty:
-            guard let value = variables[name] else { throw fail("no value for $\(name)") }
+        case .keyPath(.variable(let name), let components, _):
+            // `$FETCH_SOURCE.name`: the keys read from the variable's object, now.
+            guard var value = variables[name] else { throw fail("no value for $\(name)") }
+            for key in components {
+                guard let object = value as? ManagedObject else {
+                    throw fail("$\(name).\(components.joined(separator: ".")) needs an object")
+                }
+                value = try object.value(forKey: key)
+            }
             return value
         case .aggregate(let items):
             var values: [Any?] = []

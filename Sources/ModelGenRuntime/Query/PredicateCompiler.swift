@@ -91,6 +91,24 @@ struct CompiledPredicate<T: ManagedObject> {
             return "\(ordered(slot)) BETWEEN ? AND ?"
         case .compare(let slot, let op, let options, let value):
             return comparison(column(slot), ordered(slot), type(slot), op, options, value, dialect, &parameters)
+        case .compareKeys(let slot, let op, let options, let other):
+            // In SQL when both columns hold one type that SQL orders as the runtime does, without
+            // options; text by bytes on both sides.
+            guard type(slot) == type(other), !isDecimal(slot), options.isEmpty, let symbol = symbol(op) else {
+                return nil
+            }
+            switch op {
+            case .equal: return "\(column(slot)) \(dialect.isNotDistinct) \(column(other))"
+            case .notEqual: return "\(column(slot)) \(dialect.isDistinct) \(column(other))"
+            default: return "\(ordered(slot)) \(symbol) \(ordered(other))"
+            }
+        case .isOneOf(let objects, let equal):
+            // Unsaved objects have no row: in memory.
+            guard objects.allSatisfy({ !$0.objectID.isTemporary && $0.context != nil }) else { return nil }
+            let rows = objects.filter { entity.includes($0.objectID.entityID) }.map(\.objectID.rowID)
+            guard !rows.isEmpty else { return equal ? dialect.falseCondition : dialect.trueCondition }
+            parameters += rows.map(SQLArgument.key)
+            return "\"_pk\" \(equal ? "" : "NOT ")IN (" + rows.map { _ in "?" }.joined(separator: ", ") + ")"
         case .toOne(let index, let inner), .any(let index, let inner):
             let relationship = entity.relationships[index]
             guard let destination = relationship.destination?.entityDescription,
@@ -276,6 +294,10 @@ enum PredicateEvaluator {
             return StoredValue.order(stored, low) >= 0 && StoredValue.order(stored, high) <= 0
         case .compare(let slot, let op, let options, let operand):
             return compare(value(slot, object), op, options, operand)
+        case .compareKeys(let slot, let op, let options, let other):
+            return compare(value(slot, object), op, options, value(other, object))
+        case .isOneOf(let objects, let equal):
+            return objects.contains { isSameRow($0, object) } == equal
         case .toOne(let index, let inner):
             guard let destination = (try? object.loadedToOne(index)) ?? nil else { return inner.holdsOfNothing }
             return matches(inner, destination)

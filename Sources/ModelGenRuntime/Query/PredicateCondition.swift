@@ -8,6 +8,10 @@ indirect enum PredicateCondition {
     case and([PredicateCondition])
     case or([PredicateCondition])
     case compare(slot: Int, op: ComparisonOperator, options: ComparisonOptions, value: StoredValue)
+    /// Two attributes of the same object compared (`end > start`).
+    case compareKeys(slot: Int, op: ComparisonOperator, options: ComparisonOptions, other: Int)
+    /// The object is (or is not) one of `objects` (`SELF == %@`, `SELF IN %@`).
+    case isOneOf(objects: [ManagedObject], equal: Bool)
     case oneOf(slot: Int, values: [StoredValue])
     case between(slot: Int, low: StoredValue, high: StoredValue)
     /// The to-one relationship leads to an object matching `inner`, or leads nowhere and `inner`
@@ -36,7 +40,7 @@ extension PredicateCondition {
     /// Whether the condition looks through a relationship.
     var followsRelationships: Bool {
         switch self {
-        case .constant, .compare, .oneOf, .between: false
+        case .constant, .compare, .compareKeys, .oneOf, .between, .isOneOf: false
         case .not(let inner): inner.followsRelationships
         case .and(let terms), .or(let terms): terms.contains { $0.followsRelationships }
         case .toOne, .any, .count, .identity, .member: true
@@ -55,6 +59,8 @@ extension PredicateCondition {
         case .and(let terms): terms.allSatisfy(\.holdsOfNothing)
         case .or(let terms): terms.contains(where: \.holdsOfNothing)
         case .compare(_, let op, let options, let value): PredicateEvaluator.compare(.null, op, options, value)
+        case .compareKeys(_, let op, let options, _): PredicateEvaluator.compare(.null, op, options, .null)
+        case .isOneOf(_, let equal): !equal
         case .oneOf(_, let values): values.contains(.null)
         case .between: false
         case .toOne(_, let inner): inner.holdsOfNothing

@@ -270,4 +270,61 @@ final class SampleShip: ManagedObject {
             }
         }
     }
+
+    /// Two attributes of the same object compared, `SELF` compared with objects, and a variable's
+    /// object's key (`$FETCH_SOURCE.name`): each against the fleet worked out in Swift, with an
+    /// unsaved ship in the context.
+    @Test(arguments: Backend.allCases) func keysSelfAndVariableKeysSelectWhatSwiftSelects(_ backend: Backend) throws {
+        guard let context = try Self.seeded(backend) else { return }
+        let unsaved = context.insert(SampleShip.self)
+        unsaved.name = "Firefly"
+        unsaved.universe = "Firefly"
+        let ships = try context.fetch(FetchRequest<SampleShip>())
+        #expect(ships.count == Self.fleet.count + 1)
+        // NSPredicate's semantics: nil equals nil, an order with nil holds of nothing, text by bytes.
+        func brute(_ op: (String?, String?) -> Bool) -> [String] {
+            Self.names(ships.filter { op($0.name, $0.universe) })
+        }
+        func less(_ a: String?, _ b: String?) -> Bool {
+            guard let a, let b else { return false }
+            return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+        }
+        let keyCases: [(String, (String?, String?) -> Bool)] = [
+            ("name == universe", { $0 == $1 }),
+            ("name != universe", { $0 != $1 }),
+            ("name < universe", { less($0, $1) }),
+            ("universe >= name", { $0 != nil && $1 != nil && !less($1, $0) }),
+            ("NOT (name == universe)", { $0 != $1 }),
+            ("name ==[c] universe", { $0?.lowercased() == $1?.lowercased() }),
+        ]
+        for (format, op) in keyCases {
+            let found = try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: format)))
+            #expect(Self.names(found) == brute(op), "\(format)")
+        }
+        let picked = [ships[1], ships[4], unsaved]
+        let pickedNames = Self.names(picked)
+        #expect(
+            Self.names(try context.fetch(FetchRequest(predicate: try .init(format: "SELF IN %@", picked))))
+                == pickedNames)
+        #expect(
+            try context.fetch(
+                FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "NOT SELF IN %@", picked))
+            ).count
+                == ships.count - picked.count)
+        #expect(try context.fetch(FetchRequest(predicate: try .init(format: "SELF == %@", ships[2]))) == [ships[2]])
+        #expect(
+            try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "SELF != %@", ships[2])))
+                .count
+                == ships.count - 1)
+        #expect(
+            try context.fetch(FetchRequest(predicate: try ObjectPredicate<SampleShip>(format: "SELF == nil"))).isEmpty)
+        let source = try #require(ships.first { $0.universe == "Star Wars" && $0.name != nil })
+        let sameUniverse = try ObjectPredicate<SampleShip>(
+            format: "universe == $FETCH_SOURCE.universe AND SELF != $FETCH_SOURCE", arguments: [],
+            variables: ["FETCH_SOURCE": source])
+        #expect(
+            Self.names(try context.fetch(FetchRequest(predicate: sameUniverse)))
+                == Self.names(ships.filter { $0.universe == "Star Wars" && $0 !== source }))
+        #expect(throws: DatabaseError.self) { _ = try ObjectPredicate<SampleShip>(format: "SELF > %@", ships[0]) }
+    }
 }
