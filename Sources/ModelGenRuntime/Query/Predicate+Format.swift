@@ -35,7 +35,10 @@ struct FormatConverter<T: ManagedObject> {
     let format: String
     let arguments: [Any?]
     let variables: [String: Any?]
-    let entity = T.entityDescription
+    /// The entity keys are of: `T`'s, or inside a SUBQUERY its collection's destination.
+    var entity = T.entityDescription
+    /// Inside a SUBQUERY, its iteration variable: `$g.points` is the key `points`.
+    var iterationVariable: String?
 
     func fail(_ message: String) -> DatabaseError {
         DatabaseError(.predicate, "\(message) in '\(ObjectPredicate<T>.excerpt(format))'", entity: entity.name)
@@ -62,6 +65,10 @@ struct FormatConverter<T: ManagedObject> {
         var op = comparison.op
         var lhs = comparison.lhs
         var rhs = comparison.rhs
+        // `SUBQUERY(grades, $g, $g.points > 50).@count > 2`.
+        if case .member(.subquery(let collection, let variable, let inner), ["@count"]) = lhs {
+            return try subqueryCount(collection, variable, inner, op, try value(rhs))
+        }
         // `SELF == %@`, `SELF IN %@`: which objects.
         if Self.isSelf(lhs) || Self.isSelf(rhs) {
             return try selfComparison(op, Self.isSelf(lhs) ? rhs : lhs, selfOnLeft: Self.isSelf(lhs))
@@ -212,6 +219,22 @@ struct FormatConverter<T: ManagedObject> {
         return .member(relationship: index, object: object)
     }
 
+    /// `SUBQUERY(collection, $variable, inner).@count op value`, where the collection is a to-many
+    /// relationship of the entity and `inner` reads the destination's keys through `$variable`.
+    private func subqueryCount(
+        _ collection: Expression, _ variable: String, _ inner: PredicateNode, _ op: ComparisonOperator, _ value: Any?
+    ) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
+        guard let path = try path(of: collection), path.count == 1, let index = entity.relationshipIndex(of: path[0]),
+            entity.relationships[index].isToMany,
+            let destination = entity.relationships[index].destination?.entityDescription
+        else { throw fail("SUBQUERY reads a to-many relationship of the object") }
+        guard let count = Self.integer(value) else { throw fail("SUBQUERY(…).@count compares with a number") }
+        var converter = self
+        converter.entity = destination
+        converter.iterationVariable = variable
+        return .countWhere(relationship: index, inner: try converter.condition(inner), op: op, value: count)
+    }
+
     private static func isSelf(_ expression: Expression) -> Bool {
         if case .keyPath(.self, let components, _) = expression, components.isEmpty { return true }
         return false
@@ -285,6 +308,7 @@ struct FormatConverter<T: ManagedObject> {
         case .implicit: break
         case .self where components.isEmpty: throw fail("SELF comparisons are not supported")
         case .self: break
+        case .variable(let name) where name == iterationVariable && !components.isEmpty: break
         case .variable: return nil
         case .argument(let index):
             guard index < arguments.count, let key = arguments[index] as? String else {

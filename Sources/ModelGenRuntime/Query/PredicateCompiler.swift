@@ -150,6 +150,28 @@ struct CompiledPredicate<T: ManagedObject> {
             }
             parameters.append(.key(value))
             return "\(counted) \(symbol) ?"
+        case .countWhere(let index, let inner, let op, let value):
+            // The matching destinations are counted by row: `_pk IN` the inner condition's rows, so
+            // the inner SQL reads its own table as it does anywhere else.
+            let relationship = entity.relationships[index]
+            guard let destination = relationship.destination?.entityDescription, let symbol = symbol(op),
+                let innerSQL = fragment(inner, destination, dialect, &parameters)
+            else { return nil }
+            let outer = quoted(entity.table) + ".\"_pk\""
+            let matching = "SELECT \"_pk\" FROM \(quoted(destination.table)) WHERE \(innerSQL)"
+            let counted: String
+            switch relationship.storage {
+            case .foreignKey:
+                return nil
+            case .inverseForeignKey(let key, _):
+                counted =
+                    "(SELECT count(*) FROM \(quoted(destination.table)) AS \"_d\" WHERE \"_d\".\(quoted(key)) = \(outer) AND \"_d\".\"_pk\" IN (\(matching)))"
+            case .joinTable(let join, let source, let target, _):
+                counted =
+                    "(SELECT count(*) FROM \(quoted(join)) AS \"_j\" WHERE \"_j\".\(quoted(source)) = \(outer) AND \"_j\".\(quoted(target)) IN (\(matching)))"
+            }
+            parameters.append(.key(value))
+            return "\(counted) \(symbol) ?"
         case .identity(let index, let equal, let object):
             guard case .foreignKey(let key) = entity.relationships[index].storage else { return nil }
             guard let object else { return "\(quoted(key)) IS \(equal ? "" : "NOT ")NULL" }
@@ -308,6 +330,9 @@ enum PredicateEvaluator {
                 return matches(inner, destination)
             }
             return ((try? object.loadedToMany(index).objects) ?? []).contains { matches(inner, $0) }
+        case .countWhere(let index, let inner, let op, let value):
+            let matching = ((try? object.loadedToMany(index).objects) ?? []).filter { matches(inner, $0) }
+            return compare(.integer(Int64(matching.count)), op, [], .integer(value))
         case .count(let index, let op, let value):
             let relationship = type(of: object).entityDescription.relationships[index]
             let count: Int

@@ -22,6 +22,9 @@ indirect enum PredicateCondition {
     case any(relationship: Int, inner: PredicateCondition)
     /// The number of objects in the to-many relationship compared with `value` (`@count`).
     case count(relationship: Int, op: ComparisonOperator, value: Int64)
+    /// The number of objects in the to-many relationship that match `inner`, compared with
+    /// `value` (`SUBQUERY(grades, $g, $g.points > 50).@count > 2`).
+    case countWhere(relationship: Int, inner: PredicateCondition, op: ComparisonOperator, value: Int64)
     /// The to-one relationship leads (or not) to exactly `object`.
     case identity(relationship: Int, equal: Bool, object: ManagedObject?)
     /// `object` is one of the relationship's destinations (`%@ IN tags`, `ANY tags == %@`).
@@ -43,7 +46,7 @@ extension PredicateCondition {
         case .constant, .compare, .compareKeys, .oneOf, .between, .isOneOf: false
         case .not(let inner): inner.followsRelationships
         case .and(let terms), .or(let terms): terms.contains { $0.followsRelationships }
-        case .toOne, .any, .count, .identity, .member: true
+        case .toOne, .any, .count, .countWhere, .identity, .member: true
         }
     }
 }
@@ -65,7 +68,8 @@ extension PredicateCondition {
         case .between: false
         case .toOne(_, let inner): inner.holdsOfNothing
         case .any: false
-        case .count(_, let op, let value): PredicateEvaluator.compare(.integer(0), op, [], .integer(value))
+        case .count(_, let op, let value), .countWhere(_, _, let op, let value):
+            PredicateEvaluator.compare(.integer(0), op, [], .integer(value))
         case .identity(_, let equal, let object): (object == nil) == equal
         case .member: false
         }
