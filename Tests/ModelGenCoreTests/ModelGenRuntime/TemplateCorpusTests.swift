@@ -1,0 +1,115 @@
+import Foundation
+import ModelGenRuntime
+import TestSupport
+import Testing
+
+@testable import ModelGenCore
+
+/// The entry point a dynamic entity class gives these tests: a fetch by format string.
+protocol TemplateQuerying {
+    static func fetch(_ context: ObjectContext, format: String, variables: [String: Any?]) throws -> Int
+    static func first(_ context: ObjectContext) throws -> ManagedObject?
+}
+
+extension DynamicEntity: TemplateQuerying {
+    static func fetch(_ context: ObjectContext, format: String, variables: [String: Any?]) throws -> Int {
+        let predicate = try ObjectPredicate<DynamicEntity>(format: format, arguments: [], variables: variables)
+        return try context.fetch(FetchRequest(predicate: predicate)).count
+    }
+
+    static func first(_ context: ObjectContext) throws -> ManagedObject? {
+        try context.fetch(FetchRequest<DynamicEntity>(fetchLimit: 1)).first
+    }
+}
+
+/// Every fetch-request template and fetched property of the models in the corpus and `Models/`
+/// runs against a store seeded with objects of every entity: its predicate is made with values for
+/// its variables (an object of each entity, a string, numbers, a Boolean, a date, a UUID, data —
+/// the first combination the predicate takes) and fetched.
+@Suite struct TemplateCorpusTests {
+    @Test func everyTemplateAndFetchedPropertyRuns() throws {
+        var files = TestPaths.files(named: "contents", under: PackagePaths.root.appendingPathComponent("Models"))
+        if let corpus = TestPaths.sharedFolder("corpus") { files += TestPaths.files(named: "contents", under: corpus) }
+        var ran = 0
+        var failures: [String] = []
+        for file in files {
+            let engine = DiagnosticEngine()
+            guard let bytes = try? [UInt8](Data(contentsOf: file)),
+                var model = FrontEnd().run(SourceFile(path: file.path, bytes: bytes), diagnostics: engine),
+                let schema = SchemaLowering().lower(model, diagnostics: engine), !engine.hasErrors
+            else { continue }
+            model.modelName = "Templates"
+            let queries: [(label: String, entity: String, format: String, variables: [String], source: String?)] =
+                model.fetchRequests.compactMap { request in
+                    request.predicateString.map {
+                        ("template \(request.name)", request.entityName, $0, request.variables, nil)
+                    }
+                }
+                + model.entities.flatMap { entity in
+                    entity.fetchedProperties.compactMap { property in
+                        property.request.predicateString.map {
+                            (
+                                "fetched property \(entity.name).\(property.name)", property.request.entityName, $0,
+                                property.request.variables.filter { $0 != "FETCH_SOURCE" }, entity.name
+                            )
+                        }
+                    }
+                }
+            guard !queries.isEmpty else { continue }
+            let directory = try TestPaths.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("seed.sqlite").path
+            try RuntimeSeeder.seedEverything(model: model, schema: schema, at: path)
+            let store = try PersistentStore(
+                path: path, model: RuntimeSeeder.runtimeModel(model, schema, patterns: false))
+            let context = store.newContext()
+            func type(_ name: String) -> (any TemplateQuerying.Type)? {
+                store.model.entities.first { $0.name == name }?.objectType as? any TemplateQuerying.Type
+            }
+            var objects: [Any?] = []
+            for entity in store.model.entities {
+                if let object = try type(entity.name)?.first(context) { objects.append(object) }
+            }
+            let candidates: [Any?] =
+                objects + ["text", 1, 1.5, true, Date(timeIntervalSinceReferenceDate: 0), UUID(), Data([1])]
+            let relative = file.path.replacingOccurrences(of: PackagePaths.root.path + "/", with: "")
+            for query in queries {
+                guard let target = type(query.entity) else {
+                    failures.append("\(relative): \(query.label): no class for \(query.entity)")
+                    continue
+                }
+                var fixed: [String: Any?] = [:]
+                if let source = query.source { fixed["FETCH_SOURCE"] = try type(source)?.first(context) }
+                // The first combination of candidate values the predicate takes.
+                var lastError: (any Error)?
+                var done = false
+                func attempt(_ index: Int, _ values: [String: Any?]) {
+                    guard !done else { return }
+                    if index == query.variables.count {
+                        do {
+                            _ = try target.fetch(context, format: query.format, variables: values)
+                            done = true
+                        } catch { lastError = error }
+                        return
+                    }
+                    for candidate in candidates {
+                        var next = values
+                        next[query.variables[index]] = candidate
+                        attempt(index + 1, next)
+                        if done { return }
+                    }
+                }
+                attempt(0, fixed)
+                if done {
+                    ran += 1
+                } else {
+                    failures.append(
+                        "\(relative): \(query.label) '\(query.format)': \(lastError.map { "\($0)" } ?? "?")")
+                }
+            }
+        }
+        print("templates and fetched properties run: \(ran), failing: \(failures.count)")
+        #expect(ran > 0)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+}
