@@ -167,9 +167,8 @@ enum PrefetchBenchmark {
             cleanup = { try? FileManager.default.removeItem(at: directory) }
             store = try PersistentStore(path: directory.appendingPathComponent("runtime.sqlite").path, model: model)
             try fill(store)
-            let raw = try PersistentStore(path: directory.appendingPathComponent("raw.sqlite").path, model: model)
-            try fill(raw)
             let path = directory.appendingPathComponent("raw.sqlite").path
+            try fill(try PersistentStore(path: path, model: model))
             var db: OpaquePointer?
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
             guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else {

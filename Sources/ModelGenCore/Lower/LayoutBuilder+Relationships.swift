@@ -160,8 +160,7 @@ extension LayoutBuilder {
                         role: .position, source: source, origin: .position(entity: ref.entity, relationship: ref.index)),
                     location: location))
         }
-        if let inverse, inverse.isOrdered, let inverseRef = model.entities[ref.entity].relationships[ref.index].inverse
-        {
+        if let inverse, inverse.isOrdered, let inverseRef = relationship.inverse {
             var positionName = SQLNaming.fitted(sqlName(inverse.name, userInfo: inverse.userInfo) + "_position")
             if join.columns.contains(where: { $0.column.name == positionName }) {
                 positionName = SQLNaming.fitted(positionName + "_inverse")

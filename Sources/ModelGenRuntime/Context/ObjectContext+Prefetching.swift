@@ -67,6 +67,8 @@ extension ObjectContext {
         guard !waiting.isEmpty else { return }
         let dialect = store.dialect
         let table = EntityDescription.quoted(destination.table)
+        // The owner's key comes after the destination's columns.
+        let keyColumn = Int32(3 + destination.columns.count)
         switch relationship.storage {
         case .foreignKey:
             guard !relationship.isToMany else { return }
@@ -97,16 +99,13 @@ extension ObjectContext {
             let order = relationship.isToMany ? position.map { EntityDescription.quoted($0) + ", " } ?? "" : ""
             let sql =
                 "SELECT \(destination.selectColumnsSQL), \(key) FROM \(table) WHERE \(dialect.isOneOfKeys(key)) ORDER BY \(key), \(order)\"_pk\""
-            try assign(sql, keyColumn: Int32(3 + destination.columns.count), index, relationship, destination, waiting)
+            try assign(sql, keyColumn: keyColumn, index, relationship, destination, waiting)
         case .joinTable(let join, let source, let target, let position):
             let owner = "j." + EntityDescription.quoted(source)
             let order = relationship.isToMany ? position.map { "j." + EntityDescription.quoted($0) + ", " } ?? "" : ""
-            let columns = (["_pk", "_entity", "_version"] + destination.columns).map {
-                "d." + EntityDescription.quoted($0)
-            }
             let sql =
-                "SELECT \(columns.joined(separator: ", ")), \(owner) FROM \(table) AS d JOIN \(EntityDescription.quoted(join)) AS j ON j.\(EntityDescription.quoted(target)) = d.\"_pk\" WHERE \(dialect.isOneOfKeys(owner)) ORDER BY \(owner), \(order)d.\"_pk\""
-            try assign(sql, keyColumn: Int32(3 + destination.columns.count), index, relationship, destination, waiting)
+                "SELECT \(prefixed(destination)), \(owner) FROM \(table) AS d JOIN \(EntityDescription.quoted(join)) AS j ON j.\(EntityDescription.quoted(target)) = d.\"_pk\" WHERE \(dialect.isOneOfKeys(owner)) ORDER BY \(owner), \(order)d.\"_pk\""
+            try assign(sql, keyColumn: keyColumn, index, relationship, destination, waiting)
         }
     }
 

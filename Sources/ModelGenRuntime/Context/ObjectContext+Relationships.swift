@@ -69,7 +69,8 @@ extension ObjectContext {
         return try materializeRows(sql, parameters: [.key(object.objectID.rowID)], as: destination)
     }
 
-    private func prefixed(_ entity: EntityDescription) -> String {
+    /// `entity`'s selected columns read from the table aliased `d`.
+    func prefixed(_ entity: EntityDescription) -> String {
         (["_pk", "_entity", "_version"] + entity.columns).map { "d." + EntityDescription.quoted($0) }.joined(
             separator: ", ")
     }

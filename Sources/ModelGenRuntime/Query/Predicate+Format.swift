@@ -73,12 +73,15 @@ struct FormatConverter<T: ManagedObject> {
         if Self.isSelf(lhs) || Self.isSelf(rhs) {
             return try selfComparison(op, Self.isSelf(lhs) ? rhs : lhs, selfOnLeft: Self.isSelf(lhs))
         }
+        // Each side's key path (`nil` for a value), read once.
+        let leftPath = try path(of: lhs)
+        let rightPath = try path(of: rhs)
         // `object IN relationship`: membership.
-        if op == .in, try path(of: lhs) == nil, let path = try path(of: rhs), !path.isEmpty {
+        if op == .in, leftPath == nil, let path = rightPath, !path.isEmpty {
             return try membership(path[...], in: entity, try value(lhs))
         }
         // Two attributes of the object (`end > start`).
-        if let left = try path(of: lhs), let right = try path(of: rhs) {
+        if let left = leftPath, let right = rightPath {
             guard left.count == 1, right.count == 1, let slot = entity.slot(of: left[0]),
                 let other = entity.slot(of: right[0]), comparison.quantifier == .none, op != .in, op != .between
             else {
@@ -87,15 +90,17 @@ struct FormatConverter<T: ManagedObject> {
             return .compareKeys(slot: slot, op: op, options: comparison.options, other: other)
         }
         // Two values (`true == true`, `1 < 2`): decided here, once.
-        if try path(of: lhs) == nil, try path(of: rhs) == nil, op != .in, op != .between {
+        if leftPath == nil, rightPath == nil, op != .in, op != .between {
             guard let left = Self.literal(try value(lhs)), let right = Self.literal(try value(rhs)) else {
                 throw fail("a comparison of two values takes numbers, strings, booleans or nil")
             }
             return .constant(PredicateEvaluator.compare(left, op, comparison.options, right))
         }
         // `value op key` is read as `key op' value`.
-        if try path(of: lhs) == nil, try path(of: rhs) != nil {
+        var keyPath = leftPath
+        if leftPath == nil, rightPath != nil {
             swap(&lhs, &rhs)
+            keyPath = rightPath
             switch op {
             case .less: op = .greater
             case .greater: op = .less
@@ -105,7 +110,7 @@ struct FormatConverter<T: ManagedObject> {
             default: throw fail("'\(op.rawValue)' needs the key on its left")
             }
         }
-        guard let path = try path(of: lhs), !path.isEmpty else { throw fail("a comparison needs a key") }
+        guard let path = keyPath, !path.isEmpty else { throw fail("a comparison needs a key") }
         let value = try self.value(rhs)
         return try condition(path[...], in: entity, op, comparison.options, value, comparison.quantifier)
     }

@@ -379,3 +379,31 @@ enum Registry {
     private static func one<Rest: EntityTag>(_: Rest.Type) -> any EntityTag.Type { Bit1<Rest>.self }
     private static func entityClass<Tag: EntityTag>(_: Tag.Type) -> ManagedObject.Type { DynamicEntity<Tag>.self }
 }
+
+/// A fetch a dynamic entity class gives tests that hold it as a metatype: by format string (with
+/// variables), prefetching relationships, up to a limit.
+protocol DynamicFetching {
+    static func fetch(
+        _ context: ObjectContext, format: String?, variables: [String: Any?], prefetching: [String], limit: Int?
+    ) throws -> [ManagedObject]
+}
+
+extension DynamicEntity: DynamicFetching {
+    static func fetch(
+        _ context: ObjectContext, format: String? = nil, variables: [String: Any?] = [:], prefetching: [String] = [],
+        limit: Int? = nil
+    ) throws -> [ManagedObject] {
+        let predicate = try format.map {
+            try ObjectPredicate<DynamicEntity>(format: $0, arguments: [], variables: variables)
+        }
+        var request = FetchRequest<DynamicEntity>(predicate: predicate, fetchLimit: limit)
+        request.relationshipKeyPathsForPrefetching = prefetching
+        return try context.fetch(request)
+    }
+}
+
+extension DynamicFetching {
+    static func fetch(_ context: ObjectContext, prefetching: [String]) throws -> [ManagedObject] {
+        try fetch(context, format: nil, variables: [:], prefetching: prefetching, limit: nil)
+    }
+}

@@ -6,20 +6,6 @@ import Testing
 
 @testable import ModelGenCore
 
-/// The entry point a dynamic entity class gives these tests: a fetch with prefetching.
-protocol PrefetchQuerying {
-    static func fetch(_ context: ObjectContext, prefetching keyPaths: [String]) throws(DatabaseError) -> [ManagedObject]
-}
-
-extension DynamicEntity: PrefetchQuerying {
-    static func fetch(_ context: ObjectContext, prefetching keyPaths: [String]) throws(DatabaseError) -> [ManagedObject]
-    {
-        var request = FetchRequest<DynamicEntity>()
-        request.relationshipKeyPathsForPrefetching = keyPaths
-        return try context.fetch(request)
-    }
-}
-
 /// `relationshipKeyPathsForPrefetching`: on random stores (several seeds and sizes) of a model with
 /// every kind of storage — an ordered one-to-many, a one-to-one read from both sides, a
 /// many-to-many ordered on one side, a to-one of a to-many's destinations — a fetch reads each
@@ -146,8 +132,8 @@ extension DynamicEntity: PrefetchQuerying {
         let store = try location.open(RuntimeSeeder.runtimeModel(model, schema))
         let statements = Mutex<[String]>([])
         store.trace = { event in statements.withLock { $0.append(event.sql) } }
-        func type(_ name: String) throws -> any PrefetchQuerying.Type {
-            try #require(store.model.entities.first { $0.name == name }?.objectType as? any PrefetchQuerying.Type)
+        func type(_ name: String) throws -> any DynamicFetching.Type {
+            try #require(store.model.entities.first { $0.name == name }?.objectType as? any DynamicFetching.Type)
         }
         let cases: [(entity: String, prefetch: [String], follow: [String: [String]])] = [
             (

@@ -5,23 +5,6 @@ import Testing
 
 @testable import ModelGenCore
 
-/// The entry point a dynamic entity class gives these tests: a fetch by format string.
-protocol TemplateQuerying {
-    static func fetch(_ context: ObjectContext, format: String, variables: [String: Any?]) throws -> Int
-    static func first(_ context: ObjectContext) throws -> ManagedObject?
-}
-
-extension DynamicEntity: TemplateQuerying {
-    static func fetch(_ context: ObjectContext, format: String, variables: [String: Any?]) throws -> Int {
-        let predicate = try ObjectPredicate<DynamicEntity>(format: format, arguments: [], variables: variables)
-        return try context.fetch(FetchRequest(predicate: predicate)).count
-    }
-
-    static func first(_ context: ObjectContext) throws -> ManagedObject? {
-        try context.fetch(FetchRequest<DynamicEntity>(fetchLimit: 1)).first
-    }
-}
-
 /// Every fetch-request template and fetched property of the models in the corpus and `Models/`
 /// runs against a store seeded with objects of every entity: its predicate is made with values for
 /// its variables (an object of each entity, a string, numbers, a Boolean, a date, a UUID, data —
@@ -63,12 +46,16 @@ extension DynamicEntity: TemplateQuerying {
             let store = try PersistentStore(
                 path: path, model: RuntimeSeeder.runtimeModel(model, schema, patterns: false))
             let context = store.newContext()
-            func type(_ name: String) -> (any TemplateQuerying.Type)? {
-                store.model.entities.first { $0.name == name }?.objectType as? any TemplateQuerying.Type
+            func type(_ name: String) -> (any DynamicFetching.Type)? {
+                store.model.entities.first { $0.name == name }?.objectType as? any DynamicFetching.Type
             }
             var objects: [Any?] = []
             for entity in store.model.entities {
-                if let object = try type(entity.name)?.first(context) { objects.append(object) }
+                if let object = try type(entity.name)?.fetch(
+                    context, format: nil, variables: [:], prefetching: [], limit: 1
+                ).first {
+                    objects.append(object)
+                }
             }
             let candidates: [Any?] =
                 objects + ["text", 1, 1.5, true, Date(timeIntervalSinceReferenceDate: 0), UUID(), Data([1])]
@@ -79,7 +66,11 @@ extension DynamicEntity: TemplateQuerying {
                     continue
                 }
                 var fixed: [String: Any?] = [:]
-                if let source = query.source { fixed["FETCH_SOURCE"] = try type(source)?.first(context) }
+                if let source = query.source {
+                    fixed["FETCH_SOURCE"] = try type(source)?.fetch(
+                        context, format: nil, variables: [:], prefetching: [], limit: 1
+                    ).first
+                }
                 // The first combination of candidate values the predicate takes.
                 var lastError: (any Error)?
                 var done = false
@@ -87,7 +78,8 @@ extension DynamicEntity: TemplateQuerying {
                     guard !done else { return }
                     if index == query.variables.count {
                         do {
-                            _ = try target.fetch(context, format: query.format, variables: values)
+                            _ = try target.fetch(
+                                context, format: query.format, variables: values, prefetching: [], limit: nil)
                             done = true
                         } catch { lastError = error }
                         return
