@@ -23,7 +23,7 @@ import Testing
             var conflicts = 0
             for (writer, child) in zip(writers, children) {
                 let result = child.finish()
-                #expect(result.status == 0, "writer \(writer) exited with \(result.status)")
+                #expect(result.status == 0, "writer \(writer) exited with \(result.status): \(result.stderr)")
                 let report = try StressTool.json(result.stdout)
                 #expect(report["errors"] as? [String] == [], "writer \(writer): \(report["errors"] ?? "")")
                 #expect(report["completed"] as? Int == threads * operations)
