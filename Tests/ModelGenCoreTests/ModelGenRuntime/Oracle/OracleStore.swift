@@ -20,7 +20,10 @@ enum OracleBackend: String, CaseIterable, Sendable, CustomTestStringConvertible 
             return (.directory(directory), { try? FileManager.default.removeItem(at: directory) })
         case .postgres:
             guard let cluster = PostgresCluster.shared() else { return nil }
-            return (.cluster(cluster), {})
+            // Tests share the cluster and may replay the same seeds at once: each place names its
+            // schemas with a prefix of its own.
+            let prefix = "p" + String(UInt32.random(in: 0...UInt32.max), radix: 36) + "_"
+            return (.cluster(cluster, prefix: prefix), {})
         }
     }
 }
@@ -28,7 +31,7 @@ enum OracleBackend: String, CaseIterable, Sendable, CustomTestStringConvertible 
 /// Where an oracle case's stores are made.
 enum OraclePlace: Sendable {
     case directory(URL)
-    case cluster(PostgresCluster)
+    case cluster(PostgresCluster, prefix: String)
 
     /// A store location named `name`, empty.
     func store(_ name: String) throws -> OracleStore {
@@ -37,8 +40,8 @@ enum OraclePlace: Sendable {
             let store = OracleStore.file(directory.appendingPathComponent(name + ".sqlite").path)
             store.remove()
             return store
-        case .cluster(let cluster):
-            let schema = name.lowercased().replacing(/[^a-z0-9_]/, with: "_")
+        case .cluster(let cluster, let prefix):
+            let schema = prefix + name.lowercased().replacing(/[^a-z0-9_]/, with: "_")
             let store = OracleStore.schema(cluster, schema, try cluster.connectionString(schema: schema))
             store.remove()
             return store
