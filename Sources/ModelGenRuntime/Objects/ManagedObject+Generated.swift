@@ -178,7 +178,7 @@ extension ManagedObject {
         }
     }
 
-    private static func read(_ type: ValueType, _ row: Statement, _ column: Int32) -> Any {
+    static func read(_ type: ValueType, _ row: Statement, _ column: Int32) -> Any {
         switch type {
         case .int16: Int16.read(row, column)
         case .int32: Int32.read(row, column)
