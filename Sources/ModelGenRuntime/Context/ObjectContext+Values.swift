@@ -123,10 +123,13 @@ struct ValuesQuery {
         self.parameters = parameters
     }
 
-    /// The SQL that computes `term` for a row (or a group) of `entity`'s table.
-    static func expression(_ term: ResultTerm, _ entity: EntityDescription, _ dialect: StoreDialect) -> String {
+    /// The SQL that computes `term` for a row (or a group) of `entity`'s table; `qualifier`
+    /// (`"_d".`) names the table of the attribute's column.
+    static func expression(
+        _ term: ResultTerm, _ entity: EntityDescription, _ dialect: StoreDialect, qualifier: String = ""
+    ) -> String {
         guard let path = term.path, let attribute = term.attribute(of: entity) else { return "count(*)" }
-        var column = EntityDescription.quoted(attribute.column)
+        var column = qualifier + EntityDescription.quoted(attribute.column)
         if let index = path.relationship { column = related(column, entity.relationships[index], entity) }
         let text = attribute.type == .string || attribute.type == .url
         let postgres = dialect.engine == .postgres

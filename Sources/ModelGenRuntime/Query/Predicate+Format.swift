@@ -132,6 +132,9 @@ struct FormatConverter<T: ManagedObject> {
                 guard let count = Self.integer(value) else { throw fail("@count compares with a number") }
                 return .count(relationship: index, op: op, value: count)
             }
+            if let function = Self.aggregateFunctions[rest.first ?? ""] {
+                return try aggregate(function, of: index, rest.dropFirst(), in: entity, op, value)
+            }
             if rest.isEmpty, relationship.isToMany, op == .equal, quantifier == .any || quantifier == .noneOf {
                 // `ANY tags == %@` / `NONE tags == %@`: membership.
                 let member = try membership([name][...], in: entity, value)
@@ -222,6 +225,39 @@ struct FormatConverter<T: ManagedObject> {
                 property: name)
         }
         return .member(relationship: index, object: object)
+    }
+
+    static var aggregateFunctions: [String: ResultTerm.Function] {
+        ["@sum": .sum, "@avg": .average, "@min": .min, "@max": .max]
+    }
+
+    /// `relationship.@sum.attribute op value` (and `@avg`, `@min`, `@max`): an aggregate of an
+    /// attribute of the to-many relationship's objects.
+    private func aggregate(
+        _ function: ResultTerm.Function, of index: Int, _ rest: ArraySlice<String>, in entity: EntityDescription,
+        _ op: ComparisonOperator, _ value: Any?
+    ) throws(DatabaseError) -> ObjectPredicate<T>.Condition {
+        let relationship = entity.relationships[index]
+        guard relationship.isToMany, rest.count == 1, let destination = relationship.destination?.entityDescription
+        else {
+            throw fail("@sum, @avg, @min and @max need a to-many relationship and one attribute after them")
+        }
+        guard let slot = destination.slot(of: rest[rest.startIndex]) else {
+            throw DatabaseError(
+                .unknownKey, "\(destination.name) has no attribute '\(rest[rest.startIndex])'", entity: destination.name,
+                property: rest[rest.startIndex])
+        }
+        let attribute = destination.attributes[slot]
+        let numeric: Set<ValueType> = [.int16, .int32, .int64, .double, .float, .decimal]
+        guard numeric.contains(attribute.type) || ((function == .min || function == .max) && [.string, .date, .url].contains(attribute.type)),
+            [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
+        else {
+            throw fail("\(function) of '\(attribute.name)' (\(attribute.type)) cannot be compared with '\(op.rawValue)'")
+        }
+        let term = ResultTerm(function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
+        return .aggregate(
+            relationship: index, function: function, slot: slot, op: op,
+            value: try ResultValues.stored(value, for: term, destination))
     }
 
     /// `SUBQUERY(collection, $variable, inner).@count op value`, where the collection is a to-many

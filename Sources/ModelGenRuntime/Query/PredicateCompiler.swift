@@ -172,6 +172,8 @@ struct CompiledPredicate<T: ManagedObject> {
             }
             parameters.append(.key(value))
             return "\(counted) \(symbol) ?"
+        case .aggregate(let index, let function, let slot, let op, let value):
+            return aggregateFragment(entity.relationships[index], function, slot, op, value, entity, dialect, &parameters)
         case .identity(let index, let equal, let object):
             guard case .foreignKey(let key) = entity.relationships[index].storage else { return nil }
             guard let object else { return "\(quoted(key)) IS \(equal ? "" : "NOT ")NULL" }
@@ -199,7 +201,7 @@ struct CompiledPredicate<T: ManagedObject> {
         }
     }
 
-    private static func symbol(_ op: ComparisonOperator) -> String? {
+    static func symbol(_ op: ComparisonOperator) -> String? {
         switch op {
         case .equal: "="
         case .notEqual: "<>"
@@ -333,6 +335,15 @@ enum PredicateEvaluator {
         case .countWhere(let index, let inner, let op, let value):
             let matching = ((try? object.loadedToMany(index).objects) ?? []).filter { matches(inner, $0) }
             return compare(.integer(Int64(matching.count)), op, [], .integer(value))
+        case .aggregate(let index, let function, let slot, let op, let value):
+            let term = ResultTerm(
+                function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
+            let destinations = (try? object.loadedToMany(index).objects) ?? []
+            let values = destinations.map { PredicateEvaluator.value(slot, $0) }
+            let type = type(of: object).entityDescription.relationships[index].destination?.entityDescription
+                .attributes[slot].type
+            guard let result = try? ResultValues.aggregate(term, values, type: type) else { return false }
+            return compare(result, op, [], value)
         case .count(let index, let op, let value):
             let relationship = type(of: object).entityDescription.relationships[index]
             let count: Int

@@ -25,6 +25,10 @@ indirect enum PredicateCondition {
     /// The number of objects in the to-many relationship that match `inner`, compared with
     /// `value` (`SUBQUERY(grades, $g, $g.points > 50).@count > 2`).
     case countWhere(relationship: Int, inner: PredicateCondition, op: ComparisonOperator, value: Int64)
+    /// An aggregate (`sum`, `average`, `min`, `max`) of an attribute of the to-many
+    /// relationship's objects compared with `value` (`books.@sum.pages > 1000`): 0 is the sum of
+    /// nothing, and the others of nothing are `nil`.
+    case aggregate(relationship: Int, function: ResultTerm.Function, slot: Int, op: ComparisonOperator, value: StoredValue)
     /// The to-one relationship leads (or not) to exactly `object`.
     case identity(relationship: Int, equal: Bool, object: ManagedObject?)
     /// `object` is one of the relationship's destinations (`%@ IN tags`, `ANY tags == %@`).
@@ -46,7 +50,7 @@ extension PredicateCondition {
         case .constant, .compare, .compareKeys, .oneOf, .between, .isOneOf: false
         case .not(let inner): inner.followsRelationships
         case .and(let terms), .or(let terms): terms.contains { $0.followsRelationships }
-        case .toOne, .any, .count, .countWhere, .identity, .member: true
+        case .toOne, .any, .count, .countWhere, .aggregate, .identity, .member: true
         }
     }
 }
@@ -70,6 +74,8 @@ extension PredicateCondition {
         case .any: false
         case .count(_, let op, let value), .countWhere(_, _, let op, let value):
             PredicateEvaluator.compare(.integer(0), op, [], .integer(value))
+        case .aggregate(_, let function, _, let op, let value):
+            PredicateEvaluator.compare(function == .sum ? .integer(0) : .null, op, [], value)
         case .identity(_, let equal, let object): (object == nil) == equal
         case .member: false
         }

@@ -17,6 +17,7 @@ import Testing
         var pages: Int32
         var year: Int16?
         var shelf: String?
+        var authors: Set<Int> = []
     }
 
     static let titles = ["Dune", "dune", "Émile", "E\u{301}mile", "Zazie", "Ada", "Ulysses", "Kim"]
@@ -39,12 +40,18 @@ import Testing
                 Self.apply(plain, to: book, shelves)
                 books.append((book, plain))
             }
+            let authors = (0..<4).map { Author(in: context, name: "Author \($0)") }
+            for index in books.indices {
+                books[index].1.authors = Set((0..<4).filter { _ in Int.random(in: 0...2, using: &random) == 0 })
+                books[index].0.authors = books[index].1.authors.sorted().map { authors[$0] }
+            }
             for number in 0..<7 {
                 let audiobook = Audiobook(in: context, title: "Audio \(number)")
                 audiobook.duration = Double(number) * 1.25
             }
             try context.save()
             try Self.compare(store.newContext(), books.map(\.1), label: "saved, seed \(seed)")
+            try Self.compareCollectionAggregates(store.newContext(), books.map(\.1), label: "saved, seed \(seed)")
 
             // Unsaved: changed, inserted, deleted objects.
             for index in books.indices where Int.random(in: 0...3, using: &random) == 0 {
@@ -63,6 +70,7 @@ import Testing
                 context.delete(book)
             }
             try Self.compare(context, books.map(\.1), label: "unsaved, seed \(seed)")
+            try Self.compareCollectionAggregates(context, books.map(\.1), label: "unsaved, seed \(seed)")
             try context.save()
             try Self.compare(store.newContext(), books.map(\.1), label: "saved again, seed \(seed)")
         }
@@ -149,6 +157,31 @@ import Testing
         let selected = try context.fetchValues(\Book.pages, request)
         let longest: [Int32] = Array(books.map(\.pages).filter { $0 > 300 }.sorted(by: >).prefix(10))
         #expect(selected == longest, label)
+    }
+
+    /// `@sum`, `@avg`, `@min`, `@max` over to-many relationships in format predicates: through an
+    /// inverse key (`Shelf.items`) and a join table (`Author.books`).
+    static func compareCollectionAggregates(_ context: ObjectContext, _ books: [Plain], label: Comment) throws {
+        func shelves(_ format: String, _ holds: ([Plain]) -> Bool) throws {
+            let found = try context.fetch(FetchRequest<Shelf>(predicate: try ObjectPredicate(format: format)))
+            let expected = labels.filter { label in holds(books.filter { $0.shelf == label }) }
+            #expect(found.map(\.label).sorted(by: precedes) == expected.sorted(by: precedes), "\(format); \(label)")
+        }
+        let threshold = Double(books.count) / 5 * 450
+        try shelves("items.@max.year >= 1995") { ($0.compactMap(\.year).max() ?? 0) >= 1995 }
+        try shelves("items.@avg.year < 1994.5") { members in
+            let years = members.compactMap(\.year)
+            return !years.isEmpty && Double(years.reduce(0) { $0 + Int($1) }) / Double(years.count) < 1994.5
+        }
+        try shelves("items.@min.title == 'Ada'") { $0.map(\.title).min(by: precedes) == "Ada" }
+        try shelves("items.@sum.year > 20000") { $0.compactMap(\.year).reduce(0) { $0 + Int($1) } > 20_000 }
+        try shelves("items.@avg.year == nil") { $0.allSatisfy { $0.year == nil } }
+        let authors = try context.fetch(
+            FetchRequest<Author>(predicate: try ObjectPredicate(format: "books.@sum.pages > %f", threshold)))
+        let expected = (0..<4).filter { author in
+            Double(books.filter { $0.authors.contains(author) }.reduce(0) { $0 + Int($1.pages) }) > threshold
+        }
+        #expect(authors.map(\.name).sorted() == expected.map { "Author \($0)" }, label)
     }
 
     @Test(arguments: Backend.allCases) func misusedRequestsThrow(_ backend: Backend) throws {
