@@ -50,7 +50,6 @@ extension SwiftContextBuilder {
             let types = request.predicate.map { variableTypes($0.node, entity: index) } ?? [:]
             let parameters = request.variables.map { "\(SwiftNames.identifier($0)): \(types[$0] ?? "Any?")" }
             let variables = request.variables.map { "\(SwiftNames.literal($0)): \(SwiftNames.identifier($0))" }
-            let isCount = request.resultType == .count
             let object = context.beginObject()
             context.member(Key.functionName, SwiftNames.identifier(function))
             context.member(Key.parameters, parameters.map { $0 + ", " }.joined())
@@ -58,8 +57,11 @@ extension SwiftContextBuilder {
             context.member(Key.format, SwiftNames.literal(request.predicateString ?? ""))
             context.member(Key.variables, variables.isEmpty ? "[:]" : "[" + variables.joined(separator: ", ") + "]")
             context.member(Key.limit, request.fetchLimit.map { $0 > 0 ? ", fetchLimit: \($0)" : "" } ?? "")
-            context.member(Key.isCount, isCount)
-            context.member(Key.isObjects, !isCount)
+            context.member(Key.isCount, request.resultType == .count)
+            context.member(Key.isObjects, request.resultType == .managedObject)
+            context.member(Key.isObjectIDs, request.resultType == .managedObjectID)
+            context.member(Key.isDictionary, request.resultType == .dictionary)
+            context.member(Key.distinct, request.returnDistinctResults == true ? "true" : "false")
             context.member(Key.name, request.name)
             context.item(context.endObject(object))
         }

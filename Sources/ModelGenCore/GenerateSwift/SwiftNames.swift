@@ -31,7 +31,8 @@ enum SwiftNames {
         "ObservationHandle",
         "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation",
         "ResultsSection",
-        "SQLTraceEvent", "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers",
+        "SQLTraceEvent", "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers", "Aggregate",
+        "AggregateCondition", "ResultColumn", "ResultRow", "ResultTerm", "ValueColumn", "ValuesRequest",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.

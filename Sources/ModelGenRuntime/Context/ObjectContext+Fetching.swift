@@ -81,6 +81,46 @@ extension ObjectContext {
         return Array(objects[start..<end])
     }
 
+    /// The IDs of the objects `request` selects, in its order (Core Data's object-ID result
+    /// type): without making objects where the context has no unsaved changes and SQL decides the
+    /// whole request; unsaved inserts have temporary IDs.
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [ObjectID] {
+        if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
+            throw failure
+        }
+        if parent == nil, automaticallyMergesChangesFromStore { mergeChangesFromStore() }
+        let entity = T.entityDescription
+        let dialect = store.dialect
+        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
+        let orderTerms = request.sortDescriptors.map { $0.sql(dialect) }
+        guard parent == nil, !hasChanges, compiled?.residue == nil, !orderTerms.contains(nil),
+            !request.sortDescriptors.contains(where: { entity.attributes[$0.slot].type == .decimal })
+        else {
+            return try fetch(request).map(\.objectID)
+        }
+        var sql =
+            "SELECT \"_pk\", \"_entity\" FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
+            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
+        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
+        sql += " ORDER BY " + (orderTerms.compactMap { $0 } + ["\"_pk\""]).joined(separator: ", ")
+        if request.effectiveLimit != nil || request.fetchOffset > 0 {
+            sql += dialect.window(limit: request.effectiveLimit, offset: request.fetchOffset)
+        }
+        return try store.withConnection { connection throws(DatabaseError) in
+            let statement = try connection.cachedStatement(sql)
+            defer { statement.resetForRebinding() }
+            for (index, value) in (compiled?.parameters ?? []).enumerated() {
+                value.bind(to: statement, at: Int32(index + 1))
+            }
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                ids.append(
+                    ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0)))
+            }
+            return ids
+        }
+    }
+
     /// How many objects `request` selects (its limit and offset applied).
     public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> Int {
         if let failure = request.predicate?.failure { throw failure }

@@ -140,7 +140,8 @@ struct ValuesQuery {
         case .countDistinct: return "count(DISTINCT \(column))"
         case .sum:
             if attribute.type == .double || attribute.type == .float {
-                return postgres ? "coalesce(sum(CAST(\(column) AS double precision)), 0)" : "coalesce(sum(\(column)), 0.0)"
+                return postgres
+                    ? "coalesce(sum(CAST(\(column) AS double precision)), 0)" : "coalesce(sum(\(column)), 0.0)"
             }
             return postgres ? "coalesce(CAST(sum(\(column)) AS bigint), 0)" : "coalesce(sum(\(column)), 0)"
         case .average:
@@ -169,7 +170,8 @@ struct ValuesQuery {
         let outer = quoted(entity.table)
         switch relationship.storage {
         case .foreignKey(let key):
-            return "(SELECT \"_d\".\(column) FROM \(destination) AS \"_d\" WHERE \"_d\".\"_pk\" = \(outer).\(quoted(key)))"
+            return
+                "(SELECT \"_d\".\(column) FROM \(destination) AS \"_d\" WHERE \"_d\".\"_pk\" = \(outer).\(quoted(key)))"
         case .inverseForeignKey(let key, _):
             return
                 "(SELECT \"_d\".\(column) FROM \(destination) AS \"_d\" WHERE \"_d\".\(quoted(key)) = \(outer).\"_pk\" LIMIT 1)"

@@ -244,17 +244,22 @@ struct FormatConverter<T: ManagedObject> {
         }
         guard let slot = destination.slot(of: rest[rest.startIndex]) else {
             throw DatabaseError(
-                .unknownKey, "\(destination.name) has no attribute '\(rest[rest.startIndex])'", entity: destination.name,
+                .unknownKey, "\(destination.name) has no attribute '\(rest[rest.startIndex])'",
+                entity: destination.name,
                 property: rest[rest.startIndex])
         }
         let attribute = destination.attributes[slot]
         let numeric: Set<ValueType> = [.int16, .int32, .int64, .double, .float, .decimal]
-        guard numeric.contains(attribute.type) || ((function == .min || function == .max) && [.string, .date, .url].contains(attribute.type)),
+        guard
+            numeric.contains(attribute.type)
+                || ((function == .min || function == .max) && [.string, .date, .url].contains(attribute.type)),
             [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
         else {
-            throw fail("\(function) of '\(attribute.name)' (\(attribute.type)) cannot be compared with '\(op.rawValue)'")
+            throw fail(
+                "\(function) of '\(attribute.name)' (\(attribute.type)) cannot be compared with '\(op.rawValue)'")
         }
-        let term = ResultTerm(function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
+        let term = ResultTerm(
+            function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
         return .aggregate(
             relationship: index, function: function, slot: slot, op: op,
             value: try ResultValues.stored(value, for: term, destination))

@@ -173,7 +173,8 @@ struct CompiledPredicate<T: ManagedObject> {
             parameters.append(.key(value))
             return "\(counted) \(symbol) ?"
         case .aggregate(let index, let function, let slot, let op, let value):
-            return aggregateFragment(entity.relationships[index], function, slot, op, value, entity, dialect, &parameters)
+            return aggregateFragment(
+                entity.relationships[index], function, slot, op, value, entity, dialect, &parameters)
         case .identity(let index, let equal, let object):
             guard case .foreignKey(let key) = entity.relationships[index].storage else { return nil }
             guard let object else { return "\(quoted(key)) IS \(equal ? "" : "NOT ")NULL" }

@@ -28,7 +28,8 @@ indirect enum PredicateCondition {
     /// An aggregate (`sum`, `average`, `min`, `max`) of an attribute of the to-many
     /// relationship's objects compared with `value` (`books.@sum.pages > 1000`): 0 is the sum of
     /// nothing, and the others of nothing are `nil`.
-    case aggregate(relationship: Int, function: ResultTerm.Function, slot: Int, op: ComparisonOperator, value: StoredValue)
+    case aggregate(
+        relationship: Int, function: ResultTerm.Function, slot: Int, op: ComparisonOperator, value: StoredValue)
     /// The to-one relationship leads (or not) to exactly `object`.
     case identity(relationship: Int, equal: Bool, object: ManagedObject?)
     /// `object` is one of the relationship's destinations (`%@ IN tags`, `ANY tags == %@`).

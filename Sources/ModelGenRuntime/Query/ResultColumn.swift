@@ -208,7 +208,8 @@ extension ResultTerm {
                 entity: entity.name)
         }
         let name = entity.relationships[index].name + "." + D.entityDescription.attributes[slot].name
-        var term = checked(function, Path(relationship: index, slot: slot), D.entityDescription.attributes[slot], entity)
+        var term = checked(
+            function, Path(relationship: index, slot: slot), D.entityDescription.attributes[slot], entity)
         term = ResultTerm(function: term.function, path: term.path, failure: term.failure, description: name)
         return term
     }
@@ -228,7 +229,8 @@ extension ResultTerm {
             }
         guard fits else {
             return invalid(
-                function, name, "\(function) cannot be computed over \(entity.name).\(attribute.name) (\(attribute.type))",
+                function, name,
+                "\(function) cannot be computed over \(entity.name).\(attribute.name) (\(attribute.type))",
                 entity: entity.name)
         }
         return ResultTerm(function: function, path: path, failure: nil, description: name)

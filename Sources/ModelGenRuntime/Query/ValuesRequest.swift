@@ -72,7 +72,8 @@ public struct ValuesRequest<T: ManagedObject> {
             throw DatabaseError(.misuse, "cannot group by the aggregate \(term)", entity: T.entityDescription.name)
         }
         return ValuesPlan(
-            grouped: grouped, keys: grouped ? keys : [], values: values, limit: fetchLimit.flatMap { $0 > 0 ? $0 : nil },
+            grouped: grouped, keys: grouped ? keys : [], values: values,
+            limit: fetchLimit.flatMap { $0 > 0 ? $0 : nil },
             offset: max(0, fetchOffset))
     }
 }

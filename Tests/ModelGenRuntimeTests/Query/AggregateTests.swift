@@ -23,7 +23,9 @@ import Testing
     static let titles = ["Dune", "dune", "Émile", "E\u{301}mile", "Zazie", "Ada", "Ulysses", "Kim"]
     static let labels = ["A", "B", "b", "Ç", "Z"]
 
-    @Test(arguments: Backend.allCases, [UInt64(1), 2, 3]) func valuesAgreeWithBruteForce(_ backend: Backend, seed: UInt64)
+    @Test(arguments: Backend.allCases, [UInt64(1), 2, 3]) func valuesAgreeWithBruteForce(
+        _ backend: Backend, seed: UInt64
+    )
         throws
     {
         var random = SplitMix(seed: seed)
@@ -73,6 +75,16 @@ import Testing
             try Self.compareCollectionAggregates(context, books.map(\.1), label: "unsaved, seed \(seed)")
             try context.save()
             try Self.compare(store.newContext(), books.map(\.1), label: "saved again, seed \(seed)")
+
+            // Object IDs without objects, in the request's order (ties by row).
+            let ids = try store.newContext().fetchObjectIDs(
+                FetchRequest<Book>(
+                    predicate: \Book.pages > 300, sortDescriptors: [ObjectSortDescriptor(\Book.pages, ascending: false)]
+                ))
+            let expectedIDs = books.filter { $0.1.pages > 300 }.sorted { a, b in
+                a.1.pages != b.1.pages ? a.1.pages > b.1.pages : a.0.objectID.rowID < b.0.objectID.rowID
+            }.map(\.0.objectID)
+            #expect(ids == expectedIDs)
         }
     }
 
@@ -202,7 +214,8 @@ import Testing
             let last: String? = row[0][Aggregate.max(\Book.title)]
             #expect(row.count == 1 && sum == 0 && last == nil)
             // Grouped over nothing: no rows.
-            #expect(try context.fetchValues(ValuesRequest<Book>(groupBy: [ValueColumn(\Book.year)], columns: [])).isEmpty)
+            #expect(
+                try context.fetchValues(ValuesRequest<Book>(groupBy: [ValueColumn(\Book.year)], columns: [])).isEmpty)
         }
     }
 }
