@@ -8,55 +8,61 @@ enum AttributeValidator {
 
     static func validate(_ object: ManagedObject, _ entity: EntityDescription) throws(DatabaseError) {
         for slot in entity.ruledAttributes {
-            let attribute = entity.attributes[slot]
             guard let value = unwrap(object.storedForm(atSlot: slot, entity)) else { continue }
-            let measured: Double?
-            let what: String
-            switch value {
-            case let text as String:
-                measured = Double(text.utf16.count)
-                what = "length"
-                if let pattern = attribute.pattern, !patterns.matches(pattern, text) {
-                    throw DatabaseError(
-                        .validation, "\(entity.name).\(attribute.name) does not match the pattern \(pattern)",
-                        entity: entity.name,
-                        property: attribute.name)
-                }
-            case let data as Data:
-                measured = Double(data.count)
-                what = "size"
-            case let date as Date:
-                measured = date.timeIntervalSinceReferenceDate
-                what = "date"
-            case let decimal as Decimal:
-                measured = NSDecimalNumber(decimal: decimal).doubleValue
-                what = "value"
-            case let number as any BinaryInteger:
-                measured = Double(number)
-                what = "value"
-            case let number as Double:
-                measured = number
-                what = "value"
-            case let number as Float:
-                measured = Double(number)
-                what = "value"
-            default:
-                measured = nil
-                what = "value"
-            }
-            guard let measured else { continue }
-            if let minimum = attribute.minimum, measured < minimum {
+            try validate(value, entity.attributes[slot], entity)
+        }
+    }
+
+    /// Checks one stored value (not `nil`) of `attribute` against its bounds and pattern.
+    static func validate(_ value: Any, _ attribute: AttributeDescription, _ entity: EntityDescription)
+        throws(DatabaseError)
+    {
+        let measured: Double?
+        let what: String
+        switch value {
+        case let text as String:
+            measured = Double(text.utf16.count)
+            what = "length"
+            if let pattern = attribute.pattern, !patterns.matches(pattern, text) {
                 throw DatabaseError(
-                    .validation,
-                    "\(entity.name).\(attribute.name): \(what) \(measured) is below the minimum \(minimum)",
-                    entity: entity.name, property: attribute.name)
+                    .validation, "\(entity.name).\(attribute.name) does not match the pattern \(pattern)",
+                    entity: entity.name,
+                    property: attribute.name)
             }
-            if let maximum = attribute.maximum, measured > maximum {
-                throw DatabaseError(
-                    .validation,
-                    "\(entity.name).\(attribute.name): \(what) \(measured) is above the maximum \(maximum)",
-                    entity: entity.name, property: attribute.name)
-            }
+        case let data as Data:
+            measured = Double(data.count)
+            what = "size"
+        case let date as Date:
+            measured = date.timeIntervalSinceReferenceDate
+            what = "date"
+        case let decimal as Decimal:
+            measured = NSDecimalNumber(decimal: decimal).doubleValue
+            what = "value"
+        case let number as any BinaryInteger:
+            measured = Double(number)
+            what = "value"
+        case let number as Double:
+            measured = number
+            what = "value"
+        case let number as Float:
+            measured = Double(number)
+            what = "value"
+        default:
+            measured = nil
+            what = "value"
+        }
+        guard let measured else { return }
+        if let minimum = attribute.minimum, measured < minimum {
+            throw DatabaseError(
+                .validation,
+                "\(entity.name).\(attribute.name): \(what) \(measured) is below the minimum \(minimum)",
+                entity: entity.name, property: attribute.name)
+        }
+        if let maximum = attribute.maximum, measured > maximum {
+            throw DatabaseError(
+                .validation,
+                "\(entity.name).\(attribute.name): \(what) \(measured) is above the maximum \(maximum)",
+                entity: entity.name, property: attribute.name)
         }
     }
 

@@ -293,7 +293,7 @@ public final class ObjectContext {
     }
 
     /// Tells the other stores on the database what this save changes (delivered at commit).
-    private func notify(_ feed: PostgresChangeFeed, _ changes: SavedChanges?, _ connection: Connection)
+    func notify(_ feed: PostgresChangeFeed, _ changes: SavedChanges?, _ connection: Connection)
         throws(DatabaseError)
     {
         let statement = try connection.cachedStatement("SELECT pg_notify(?, ?)")
@@ -305,7 +305,7 @@ public final class ObjectContext {
 
     /// A unique index's refusal (an UPDATE, or a row another writer added) as `.uniqueness`,
     /// naming the entity whose constraint it is and its attributes, not SQLite's table and columns.
-    private func uniquenessError(_ error: DatabaseError) -> DatabaseError {
+    func uniquenessError(_ error: DatabaseError) -> DatabaseError {
         let table: String?
         let columns: [String]
         if let detail = error.detail, error.sqlState != nil {
