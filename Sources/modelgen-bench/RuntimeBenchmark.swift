@@ -303,6 +303,7 @@ enum RuntimeBenchmark {
         }
         phases.append(phase("delete+save", runtimeDelete, rawDelete) { $0.deleteAll() })
         phases.append(try PrefetchBenchmark.phase(engine: engine))
+        phases += try AggregateBenchmark.phases(engine: engine)
         precondition(checksum == 0, "the runtime and the raw API read different values")
         precondition(raw.keySink > 0, "the raw API read no keys")
         return phases

@@ -76,6 +76,13 @@ extension ObjectContext {
         }
         if let failure = predicate?.failure { throw failure }
         let entity = T.entityDescription
+        let compiled = predicate.map { CompiledPredicate<T>($0.condition, store.dialect) }
+        let family = entity.fetchedEntityIDs.compactMap { store.entity($0) }
+        if compiled?.residue == nil, family.count == entity.fetchedEntityIDs.count,
+            family.allSatisfy(\.relationships.isEmpty)
+        {
+            return try deleteRows(of: entity, compiled?.sql, compiled?.parameters ?? [])
+        }
         var deletion: BatchDeletion?
         try inBatchTransaction { connection throws(DatabaseError) in
             let ids = try store.newContext().fetchObjectIDs(FetchRequest<T>(predicate: predicate))
@@ -88,6 +95,36 @@ extension ObjectContext {
                 ? (inserted: [], updated: plan.updated, deleted: plan.deleted) : nil
         }
         return deletion?.count ?? 0
+    }
+
+    /// A batch delete of rows no relationship of theirs leads from (links to them from other
+    /// entities are the database's to clear, as in any delete): one DELETE, after a SELECT of the
+    /// rows' numbers for the change log that stops past the most it lists.
+    private func deleteRows(of entity: EntityDescription, _ condition: String?, _ parameters: [SQLArgument])
+        throws(DatabaseError) -> Int
+    {
+        var count = 0
+        try inBatchTransaction { connection throws(DatabaseError) in
+            var rows =
+                "FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
+                + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
+            if let condition, condition != store.dialect.trueCondition { rows += " AND (\(condition))" }
+            let select = try connection.cachedStatement(
+                "SELECT \"_pk\", \"_entity\" \(rows) LIMIT \(ChangeLog.largeSave + 1)")
+            defer { select.resetForRebinding() }
+            for (index, value) in parameters.enumerated() { value.bind(to: select, at: Int32(index + 1)) }
+            var deleted: [ObjectID] = []
+            while try select.step() {
+                deleted.append(ObjectID(entityID: Int32(truncatingIfNeeded: select.int64(1)), rowID: select.int64(0)))
+            }
+            let delete = try connection.cachedStatement("DELETE " + rows)
+            defer { delete.resetForRebinding() }
+            for (index, value) in parameters.enumerated() { value.bind(to: delete, at: Int32(index + 1)) }
+            try delete.run()
+            count = connection.changes
+            return deleted.count <= ChangeLog.largeSave ? (inserted: [], updated: [], deleted: deleted) : nil
+        }
+        return count
     }
 
     /// Sets attributes of the objects of `type` (and its sub-entities) that `predicate` selects, as

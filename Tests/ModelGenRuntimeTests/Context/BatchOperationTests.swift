@@ -1,5 +1,6 @@
 import Foundation
 import GeneratedModels
+import Synchronization
 import TestSupport
 import Testing
 
@@ -250,6 +251,20 @@ import Testing
             #expect(try Self.read(store) == world)
             let inserted = try ids.map { id in try store.newContext().existingObject(with: id, as: Book.self) }
             #expect(inserted.map(\.title) == (0..<25).map { "N\($0)" } && inserted.allSatisfy { $0.year == 1999 })
+            // An entity no relationship leads from (one DELETE): rows, a holding context, the log.
+            let notes = try context.batchInsert(
+                Note.self, rows: (0..<40).map { [BatchValue(\.text, "n\($0)"), BatchValue(\.created, Self.date($0))] })
+            let heldNotes = try holder.fetchAll(Note.self)
+            #expect(heldNotes.count == 40)
+            let told = Mutex<[StoreChange]>([])
+            let watch = store.observeChanges { change in told.withLock { $0.append(change) } }
+            defer { watch.cancel() }
+            let purged = try context.batchDelete(Note.self, where: \Note.created < Self.date(15))
+            #expect(purged == 15)
+            #expect(Set(told.withLock { $0 }.flatMap(\.deleted)) == Set(notes.prefix(15)))
+            holder.mergeChangesFromStore()
+            #expect(heldNotes.filter { $0.context != nil }.map(\.text) == (15..<40).map { "n\($0)" })
+            #expect(try store.newContext().fetchAll(Note.self).map(\.text) == (15..<40).map { "n\($0)" })
             #expect {
                 try context.batchInsert(Member.self, rows: [[BatchValue(\.name, "no email")]])
             } throws: { error in
