@@ -12,6 +12,8 @@ let usage = """
            modelgen-stress rename-quiz --store PATH --id UUID --name NAME
            modelgen-stress add-student --store PATH --first NAME --last NAME
            modelgen-stress edit-student --store PATH --object OBJECT-ID (--first NAME | --delete)
+           modelgen-stress walk-seed --store PATH --count N
+           modelgen-stress walk --store PATH (--batch-size N | --materialize)
 
     PATH is a SQLite file, or postgres:CONNECTION-STRING for a PostgreSQL database.
 
@@ -23,6 +25,9 @@ let usage = """
     add-student adds a student and saves; prints {"object": ID} (the object identifier as text)
     edit-student renames (or deletes) the student an object identifier's text names, and saves;
                 prints {"object": ID}, or {"error": CODE} and exits 3 when it cannot
+    walk-seed   makes a SQLite store of N grades with plain SQL; prints one JSON line
+    walk        reads every grade in batches of N (or as one array) and sums their points;
+                prints one JSON line with the count, the sum and the peak resident memory
 
     """
 
@@ -114,6 +119,17 @@ do {
             first: option("--first", arguments))
         print(outcome.json)
         if !outcome.succeeded { exit(3) }
+    case "walk-seed":
+        guard let count = option("--count", arguments).flatMap(Int.init), count > 0 else {
+            fail("--count N (≥ 1) is required")
+        }
+        print(try Walker.seed(path: store, count: count))
+    case "walk":
+        let batchSize = option("--batch-size", arguments).flatMap(Int.init)
+        guard (batchSize ?? 1) > 0, (batchSize != nil) != arguments.contains("--materialize") else {
+            fail("walk takes --batch-size N (≥ 1) or --materialize")
+        }
+        print(try Walker.walk(path: store, batchSize: batchSize))
     default:
         fail("unknown command '\(command)'\n\(usage)")
     }

@@ -32,7 +32,8 @@ enum SwiftNames {
         "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation",
         "ResultsSection",
         "SQLTraceEvent", "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers", "Aggregate",
-        "AggregateCondition", "BatchValue", "ResultColumn", "ResultRow", "ResultTerm", "ValueColumn", "ValuesRequest",
+        "AggregateCondition", "BatchedResults", "BatchValue", "ResultColumn", "ResultRow", "ResultTerm", "ValueColumn",
+        "ValuesRequest",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.

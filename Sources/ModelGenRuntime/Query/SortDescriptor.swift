@@ -83,6 +83,9 @@ public struct FetchRequest<T: ManagedObject> {
     /// key path is read for all objects in one query, instead of one query per object when each
     /// is first followed. Not applied in a child context, whose objects read through the parent.
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// Rows per batch of `ObjectContext.fetchBatched(_:)` (Core Data's `fetchBatchSize`); 0 for
+    /// its default, 1,000. A plain `fetch` reads every row at once whatever it says.
+    public var fetchBatchSize: Int = 0
 
     /// Adds a relationship of `T` to `relationshipKeyPathsForPrefetching` by its key path
     /// (`request.prefetch(\Student.grades)`); a key path that is no relationship makes the fetch
