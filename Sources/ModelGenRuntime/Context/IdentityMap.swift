@@ -61,6 +61,24 @@ final class IdentityMap {
     /// Unchecked for exclusivity, as the context's lists are: one thread uses a context at a time.
     @exclusivity(unchecked) private var run: Run?
 
+    /// A bit per entity number (modulo 64) of every object ever registered since the map was
+    /// last emptied: where none of an entity's bits is set, no row of it can be registered.
+    private var entityBits: UInt64 = 0
+
+    @inline(__always)
+    private static func bit(_ entity: Int32) -> UInt64 { 1 << UInt64(UInt32(bitPattern: entity) & 63) }
+
+    /// Whether an object of one of `entities` may be registered (false: certainly none is).
+    func mayHold(anyOf entities: [Int32]) -> Bool {
+        entities.contains { entityBits & Self.bit($0) != 0 }
+    }
+
+    /// Makes room for `total` objects in the hash table, so that registering that many one by
+    /// one grows it at most once.
+    func reserve(_ total: Int) {
+        while total * 2 > table.pointee.capacity { grow() }
+    }
+
     init(capacity: Int = 16) {
         var size = 16
         while size < capacity * 2 { size *= 2 }
@@ -95,9 +113,11 @@ final class IdentityMap {
         guard isEmpty, let first = objects.first?.objectID.rowID, let last = objects.last?.objectID.rowID, first > 0,
             ascending ?? Self.ascends(objects)
         else {
+            reserve(table.pointee.count + objects.count)
             for object in objects { self[object.objectID] = object }
             return
         }
+        for object in objects { entityBits |= Self.bit(object.objectID.entityID) }
         // A class reference and an optional one have the same layout: no copy, no retains.
         let stored = unsafeBitCast(objects, to: [ManagedObject?].self)
         let isDense = last - first + 1 == Int64(objects.count)
@@ -143,6 +163,7 @@ final class IdentityMap {
             object.release()
         }
         table.pointee.count = 0
+        entityBits = 0
     }
 
     /// Calls `body` with every registered object.
@@ -199,6 +220,7 @@ final class IdentityMap {
         }
         entries[index] = Entry(row: id.rowID, entity: id.entityID, object: Unmanaged.passRetained(object))
         table.pointee.count += 1
+        entityBits |= Self.bit(id.entityID)
     }
 
     /// Forgets each of `objects` (a save's deleted objects): those in the run through its buffer

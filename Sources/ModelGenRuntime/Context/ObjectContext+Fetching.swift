@@ -316,15 +316,21 @@ struct FetchCursor {
     private(set) var ascending = true
     private(set) var isFinished = false
 
+    /// `mayRepeatRows`: a row may come more than once (a join), so each is looked up even where
+    /// the map holds no object of its table.
     init(
         _ context: ObjectContext, _ entity: EntityDescription, _ type: ManagedObject.Type?, ownRowsOnly: Bool,
-        _ statement: Statement
+        _ statement: Statement, mayRepeatRows: Bool = false
     ) {
         self.context = context
         self.statement = statement
         self.entity = entity
         self.ownRowsOnly = ownRowsOnly
-        checksRegistered = !context.registered.isEmpty
+        // Where the map holds no object of the table's entities, no row can be in it: the rows
+        // are registered all at once afterwards, not looked up one by one.
+        checksRegistered =
+            !context.registered.isEmpty
+            && (mayRepeatRows || context.registered.mayHold(anyOf: context.store.entityIDs(sharing: entity.table)))
         ownType = entity.objectType ?? type
         ownEntityID = entity.entityID
         ownHasForeignKeys = entity.hasForeignKeys

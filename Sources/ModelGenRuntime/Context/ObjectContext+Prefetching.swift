@@ -129,7 +129,8 @@ extension ObjectContext {
         try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             store.dialect.keyList(keys).bind(to: statement, at: 1)
-            var rows = FetchCursor(self, destination, nil, ownRowsOnly: false, statement)
+            var rows = FetchCursor(
+                self, destination, nil, ownRowsOnly: false, statement, mayRepeatRows: relationship.isManyToMany)
             // Rows come grouped by owner: its place is looked up once per group.
             var currentKey: Int64?
             var current = -1
@@ -149,6 +150,7 @@ extension ObjectContext {
             }
             close()
             statement.resetForRebinding()
+            if !rows.checksRegistered { registered.register(fetched: destinations, ascending: rows.ascending) }
         }
         for (position, owner) in owners.enumerated() {
             let group = groups[position].map { destinations[$0] } ?? []

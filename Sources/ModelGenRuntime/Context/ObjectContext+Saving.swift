@@ -16,6 +16,11 @@ extension ObjectContext {
     /// Records the owning to-one keys of a row just read (columns after `_pk`, `_entity`,
     /// `_version`), so the destinations can be found without another query of this table.
     static func readForeignKeys(_ object: ManagedObject, _ entity: EntityDescription, _ statement: Statement) {
+        if let (_, position) = entity.singleForeignKey, object.links.isEmpty {
+            let column = Int32(3 + position)
+            object.heldKey = statement.isNull(column) ? ManagedObject.heldNull : statement.int64(column)
+            return
+        }
         object.prepareLinks()
         for (index, position) in entity.foreignKeyPositions.enumerated() {
             guard let position else { continue }

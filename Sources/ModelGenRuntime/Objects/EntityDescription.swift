@@ -99,6 +99,10 @@ public final class EntityDescription: Sendable {
     /// For each relationship, the position of its foreign-key column in `columns` (owning to-ones).
     let foreignKeyPositions: [Int?]
     let hasForeignKeys: Bool
+    /// The relationship and column position of the one foreign key, where the table holds
+    /// exactly one: a fetched row's key then waits in the object (`heldKey`), not in a links
+    /// array made for it.
+    let singleForeignKey: (relationship: Int, position: Int)?
     /// Bits of the relationships stored as foreign keys of this table.
     let foreignKeyMask: UInt64
     /// Whether a relationship has the Deny rule (checked when an object is deleted).
@@ -153,6 +157,8 @@ public final class EntityDescription: Sendable {
             relationship.foreignKeyColumn.flatMap { columns.firstIndex(of: $0) }
         }
         hasForeignKeys = !foreignKeys.isEmpty
+        let held = foreignKeyPositions.enumerated().compactMap { index, position in position.map { (index, $0) } }
+        singleForeignKey = held.count == 1 ? (held[0].0, held[0].1) : nil
         hasDenyRule = relationships.contains { $0.deletionRule == .deny }
         bindsBySlot = objectType.map { $0 is any GeneratedEntity.Type } ?? false
         hasLifecycle = objectType.map { $0 is any ObjectLifecycle.Type } ?? false

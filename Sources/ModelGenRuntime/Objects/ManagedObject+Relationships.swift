@@ -59,7 +59,8 @@ extension ManagedObject {
         -> [Destination]
     {
         do {
-            return try loadedToMany(index).objects.map { unsafeDowncast($0, to: Destination.self) }
+            // Every destination is a `Destination`: the list's array is one of them as it is.
+            return unsafeBitCast(try loadedToMany(index).objects, to: [Destination].self)
         } catch {
             preconditionFailure(
                 "\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)"
@@ -112,9 +113,15 @@ extension ManagedObject {
     @inline(__always)
     final func prepareLinks() {
         if links.isEmpty {
-            let count = type(of: self).entityDescription.relationships.count
+            let entity = type(of: self).entityDescription
+            let count = entity.relationships.count
             if count > 0 {
-                links = Array(repeating: .unloaded, count: count)
+                var made = [Link](repeating: .unloaded, count: count)
+                if heldKey != Self.noHeldKey, let (index, _) = entity.singleForeignKey {
+                    made[index] = .key(heldKey == Self.heldNull ? nil : heldKey)
+                }
+                heldKey = Self.noHeldKey
+                links = made
                 context?.hasLinks = true
             }
         }

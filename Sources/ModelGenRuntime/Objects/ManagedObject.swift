@@ -19,7 +19,9 @@ open class ManagedObject: Hashable {
     // small (quicker to make, touch and free; 100,000 of them are megabytes the kernel must hand
     // out): after the 16-byte header, `objectID` (12 bytes) and the low half of the version fill
     // two words, the context pointer carries the two list flags in its low bits, then the change
-    // mask and the side object: 40 bytes in all (plain fields would take 56).
+    // mask, the side object and the foreign key a fetched row brings: 48 bytes in all. That last
+    // word spares, for each object of a table with one foreign key, the side object and a links
+    // array — two allocations — until its relationships are used.
 
     /// The identity of the object; temporary until its first save.
     @exclusivity(unchecked) public internal(set) final var objectID: ObjectID
@@ -93,6 +95,12 @@ open class ManagedObject: Hashable {
 
     /// Bit `n` set: the attribute in slot `n` changed since the last save (slots ≥ 64 share bit 63).
     @exclusivity(unchecked) final var changedMask: UInt64 = 0
+    /// The row's key of the entity's one foreign key (`EntityDescription.singleForeignKey`) as
+    /// last read, until `links` is made (which takes it over): `noHeldKey` when none waits,
+    /// `heldNull` for NULL. Most fetched objects never make their links array at all.
+    @exclusivity(unchecked) final var heldKey: Int64 = ManagedObject.noHeldKey
+    static let noHeldKey = Int64.min
+    static let heldNull = Int64.min + 1
     /// Rarely used state, allocated on first use, so a plain object stays small and quick to
     /// make and free.
     final class Extras {

@@ -60,6 +60,12 @@ public struct RelationshipDescription: Sendable {
         self.storage = storage
     }
 
+    /// Whether the links live in a join table (a row of the destination may be linked to several
+    /// objects of this entity).
+    var isManyToMany: Bool {
+        if case .joinTable = storage { true } else { false }
+    }
+
     /// The foreign-key column this entity's rows hold, for an owning to-one.
     var foreignKeyColumn: String? {
         if case .foreignKey(let column) = storage { column } else { nil }

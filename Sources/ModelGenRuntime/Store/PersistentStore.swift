@@ -103,6 +103,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// Where the store's connections report statements (`trace`); guarded by `lock`.
     private var tracer: SQLTracer?
     let entitiesByID: [Int32: EntityDescription]
+    let entityIDsByTable: [String: [Int32]]
     /// The entities whose objects' changes can change a relationship's members: those with
     /// relationships, and every entity a relationship leads to (with its sub-entities).
     let relatedEntityIDs: Set<Int32>
@@ -170,6 +171,7 @@ public final class PersistentStore: @unchecked Sendable {
         self.connection = connection
         dialect = connection.dialect
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
+        entityIDsByTable = Dictionary(grouping: model.entities, by: \.table).mapValues { $0.map(\.entityID) }
         var related = Set<Int32>()
         for entity in model.entities where !entity.relationships.isEmpty {
             related.insert(entity.entityID)
@@ -337,6 +339,9 @@ public final class PersistentStore: @unchecked Sendable {
 
     /// The entity whose rows have `_entity` = `entityID`.
     public func entity(_ entityID: Int32) -> EntityDescription? { entitiesByID[entityID] }
+
+    /// The numbers of the entities whose rows live in `table`.
+    func entityIDs(sharing table: String) -> [Int32] { entityIDsByTable[table] ?? [] }
 
     /// A new context on this store, for use by one task at a time.
     public func newContext() -> ObjectContext { ObjectContext(store: self) }

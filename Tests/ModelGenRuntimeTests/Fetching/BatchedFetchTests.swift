@@ -7,8 +7,9 @@ import Testing
 
 /// Batched fetches (`fetchBatched`, `forEachObject`): the same objects in the same order as a
 /// plain fetch, read a batch at a time; objects nothing else holds leave the context, held ones
-/// stay the same objects; and walking 1,000,000 rows keeps a child process's peak memory under a
-/// fixed bound, far below a fetch of them all.
+/// stay the same objects; and walking 1,000,000 rows keeps a child process's peak memory
+/// (`VmHWM`: `getrusage`'s maximum keeps the spawning test runner's across `exec`) under a fixed
+/// bound, far below a fetch of them all.
 @Suite struct BatchedFetchTests {
     @Test(arguments: Backend.allCases) func batchesGiveWhatAFetchGives(_ backend: Backend) throws {
         try TemporaryStore.with(LibraryModel.model, on: backend) { store, _ in
