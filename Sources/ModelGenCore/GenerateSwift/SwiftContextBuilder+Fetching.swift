@@ -44,7 +44,7 @@ extension SwiftContextBuilder {
     {
         var names: Set<String> = []
         let list = context.beginList()
-        for request in model.fetchRequests where request.entity == index {
+        for request in model.fetchRequests where request.entity == index && runs(request, on: index) {
             var function = "fetch" + SwiftNames.capitalized(SwiftNames.sanitized(request.name))
             while !names.insert(function).inserted { function += "_" }
             let types = request.predicate.map { variableTypes($0.node, entity: index) } ?? [:]
@@ -73,7 +73,9 @@ extension SwiftContextBuilder {
     func fetchedPropertyContexts(_ index: Int, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let list = context.beginList()
         for property in model.entities[index].fetchedProperties {
-            guard let destination = property.request.entity, let destinationClass = classNames[destination] else {
+            guard let destination = property.request.entity, let destinationClass = classNames[destination],
+                runs(property.request, on: destination)
+            else {
                 continue
             }
             // `$FETCH_SOURCE` is this object; any other variable is a parameter.
@@ -95,6 +97,13 @@ extension SwiftContextBuilder {
             context.item(context.endObject(object))
         }
         return context.endList(list)
+    }
+
+    /// Whether ModelGenRuntime can run `request`'s predicate (else no function is generated;
+    /// validation warned).
+    private func runs(_ request: FetchRequest, on entity: Int) -> Bool {
+        guard let predicate = request.predicate?.node else { return true }
+        return RuntimePredicateSupport.refusal(predicate, entity: entity, in: model) == nil
     }
 
     /// The Swift type of each `$VARIABLE` from what it is compared with; `Any?` when unknown or

@@ -26,8 +26,16 @@ enum PredicateRules {
         _ request: FetchRequest, owner: Int?, in model: ObjectModel, _ diagnostics: DiagnosticEngine
     ) {
         guard let predicate = request.predicate?.node, let entity = request.entity else { return }
+        let errors = diagnostics.errorCount
         var checker = KeyPathChecker(model: model, line: request.line, owner: owner, diagnostics: diagnostics)
         checker.check(predicate, entity: entity)
+        guard diagnostics.errorCount == errors,
+            let (reason, offset) = RuntimePredicateSupport.refusal(predicate, entity: entity, in: model)
+        else { return }
+        let name = owner.map { "\(model.entities[$0].name).\(request.name)" } ?? request.name
+        diagnostics.report(
+            RuntimePredicateSupport.notRun(name, reason),
+            at: model.source.location(line: request.line, attributeValue: "predicateString", offset: offset))
     }
 }
 

@@ -219,6 +219,15 @@ enum DiagnosticCases {
                     </entity>
                     <fetchRequest name="F" entity="A" predicateString="1️⃣title.length == 3"/>
                 """),
+        Case(
+            id: "predicate-not-run-by-runtime", severity: .warning,
+            marked: """
+                    <entity name="A">
+                        <attribute name="title" optional="YES" attributeType="String"/>
+                        <relationship name="parent" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="A"/>
+                    </entity>
+                    <fetchRequest name="F" entity="A" predicateString="title != nil AND 1️⃣parent.title == title"/>
+                """),
     ]
 
     static let validate: [Case] = [

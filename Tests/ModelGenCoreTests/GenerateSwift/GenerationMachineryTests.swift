@@ -1,5 +1,6 @@
 import CAllocator
 import Foundation
+import ModelGenRuntime
 import Mustache
 import Testing
 
@@ -413,5 +414,63 @@ import Testing
             text += "</entity>"
         }
         return text + "</model>"
+    }
+}
+
+extension GenerationMachineryTests {
+    /// A template or fetched property whose predicate ModelGenRuntime cannot run is a located
+    /// warning and gets no function; the runtime indeed refuses each such predicate (checked on
+    /// the Library model in `PredicateFormRefusalTests`).
+    @Test func predicatesTheRuntimeCannotRunGetNoFunction() throws {
+        let refused = [
+            "lowercase(title) == 'a'", "pages + 1 > 3", "pages * 2 == 4", "parent.title == title",
+            "SUBQUERY(children, $c, $c.pages > 1)[FIRST] != nil", "children.@distinctUnionOfObjects.title != nil",
+            "parent.@count == 1", "children.@sum.title > 1",
+        ]
+        let accepted = [
+            "title == 'a'", "pages > 3", "children.@count > 1", "children.@sum.pages > 10", "children.@avg.pages < 3.5",
+            "SUBQUERY(children, $c, $c.pages > 1).@count > 0", "pages > year", "parent.title == 'x'",
+        ]
+        var text =
+            #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">"#
+            + #"<entity name="Doc" representedClassName="Doc" codeGenerationType="class"><attribute name="title" optional="YES" attributeType="String"/>"#
+            + #"<attribute name="pages" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>"#
+            + #"<attribute name="year" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>"#
+            + #"<relationship name="parent" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Doc" inverseName="children" inverseEntity="Doc"/>"#
+            + #"<relationship name="children" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Doc" inverseName="parent" inverseEntity="Doc"/></entity>"#
+        for (number, predicate) in (refused + accepted).enumerated() {
+            let escaped = predicate.replacingOccurrences(of: "'", with: "&apos;").replacingOccurrences(
+                of: ">", with: "&gt;"
+            )
+            .replacingOccurrences(of: "<", with: "&lt;")
+            text += #"<fetchRequest name="q\#(number)" entity="Doc" predicateString="\#(escaped)"/>"#
+        }
+        text += "</model>"
+        let engine = DiagnosticEngine()
+        let model = try #require(
+            FrontEnd().run(SourceFile(path: "Docs.xcdatamodel/contents", bytes: Array(text.utf8)), diagnostics: engine))
+        let warned = engine.diagnostics.filter { $0.id == "predicate-not-run-by-runtime" }
+        #expect(warned.count == refused.count, "\(engine.diagnostics.map(\.message))")
+        #expect(warned.allSatisfy { ($0.location?.line ?? 0) > 0 })
+        let doc = try #require(try Self.generatedFiles(text, model: "Docs").first { $0.name == "Doc.swift" }).contents
+        for number in refused.indices { #expect(!doc.contains("func fetchQ\(number)(")) }
+        for number in accepted.indices { #expect(doc.contains("func fetchQ\(refused.count + number)(")) }
+
+        // The runtime agrees: it refuses every predicate reported, and runs the others.
+        var named = model
+        named.modelName = "Docs"
+        let schema = try #require(SchemaLowering().lower(named, diagnostics: engine))
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("docs.sqlite").path
+        try RuntimeSeeder.seedEverything(model: named, schema: schema, at: path)
+        let store = try PersistentStore(path: path, model: RuntimeSeeder.runtimeModel(named, schema, patterns: false))
+        let type = try #require(store.model.entities.first?.objectType as? any DynamicFetching.Type)
+        for predicate in refused + accepted {
+            let runs =
+                (try? type.fetch(store.newContext(), format: predicate, variables: [:], prefetching: [], limit: nil))
+                != nil
+            #expect(runs == accepted.contains(predicate), "\(predicate)")
+        }
     }
 }
