@@ -274,3 +274,32 @@ import Testing
         }
     }
 }
+
+/// Observed results hear of batch operations as of saves: inserted, updated and deleted rows.
+@Suite struct BatchObservationTests {
+    @Test(.timeLimit(.minutes(5)), arguments: Backend.allCases) func observedResultsFollowBatches(_ backend: Backend)
+        async throws
+    {
+        try await TemporaryStore.with(LibraryModel.model, on: backend) { store in
+            let main = store.newContext()
+            var results = ResultsObservation(FetchRequest<Book>(sortDescriptors: [ObjectSortDescriptor(\Book.title)]))
+                .values(in: main).makeAsyncIterator()
+            #expect(try #require(try await results.next()).objects.isEmpty)
+            let ids = try await store.perform { context in
+                try context.batchInsert(Book.self, rows: (0..<5).map { [BatchValue(\.title, "T\($0)")] })
+            }
+            let inserted = try #require(try await results.next())
+            #expect(inserted.objects.map(\.objectID) == ids)
+            try await store.perform { context in
+                try context.batchUpdate(Book.self, set: [BatchValue(\.pages, 9)], where: \Book.title >= "T3")
+            }
+            let updated = try #require(try await results.next())
+            #expect(updated.changes.updated.map(\.item).sorted() == [3, 4])
+            #expect(updated.objects.map(\.pages) == [0, 0, 0, 9, 9])
+            try await store.perform { context in try context.batchDelete(Book.self, where: \Book.pages == 9) }
+            let deleted = try #require(try await results.next())
+            #expect(deleted.objects.map(\.title) == ["T0", "T1", "T2"])
+            #expect(deleted.changes.deleted.map(\.item).sorted() == [3, 4])
+        }
+    }
+}
