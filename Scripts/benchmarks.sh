@@ -105,7 +105,10 @@ transaction per save, rows read into Swift values). In "fetch all" the baseline 
 a Swift struct in an array, as an application keeps what it reads; in "fetch all (read only)" it
 sums the values and drops them. "fetch with prefetch" reads 10,000 orders with their 10 lines each
 (\`relationshipKeyPathsForPrefetching\`) against the orders in one query, then their lines in one
-query ordered by order, gathered into arrays of structs. The observe phases compare differently:
+query ordered by order, gathered into arrays of structs. "sum group-by" sums the price of 100,000
+sales grouped by a 100-value category (\`ValuesRequest\`, each group kept as a struct) against the
+same SELECT … GROUP BY; "batch delete half" deletes the sales of 50 categories
+(\`batchDelete\`) against one DELETE. The observe phases compare differently:
 "observe" is 1,000 saves of one changed object each while another context observes all 100,000
 objects sorted by price (each save followed by the observation's next results and change set)
 against the same saves with nothing observing; "observe (moves)" changes the sort key, so that

@@ -94,31 +94,13 @@ enum AggregateBenchmark {
 
     /// The two phases on `engine`, in fresh places (the same data on both sides, inserted untimed).
     static func phases(engine: BenchEngine) throws -> [Phase] {
-        let store: PersistentStore
+        let places = try BenchPlaces("aggregate", model: model, engine: engine, fill: fill)
+        defer { places.close() }
+        let store = places.store
         let rawSum: () -> [Group]
         let rawDelete: () -> Int
-        var cleanup: () -> Void = {}
-        defer { cleanup() }
-        switch engine {
-        case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "modelgen-aggregate-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            cleanup = { try? FileManager.default.removeItem(at: directory) }
-            store = try PersistentStore(path: directory.appendingPathComponent("runtime.sqlite").path, model: model)
-            try fill(store)
-            let path = directory.appendingPathComponent("raw.sqlite").path
-            try fill(try PersistentStore(path: path, model: model))
-            var db: OpaquePointer?
-            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-            guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else {
-                throw DatabaseError(.sqlite, "cannot open \(path)")
-            }
-            let previous = cleanup
-            cleanup = {
-                sqlite3_close(db)
-                previous()
-            }
+        switch places.raw {
+        case .sqlite(let db):
             rawSum = { sqliteSum(db) }
             rawDelete = {
                 sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
@@ -128,30 +110,14 @@ enum AggregateBenchmark {
                 return count
             }
         case .postgres(let connection):
-            let admin = try Connection(postgres: connection)
-            let suffix = UUID().uuidString.prefix(8).lowercased()
-            let schemas = ["aggregate_raw_\(suffix)", "aggregate_runtime_\(suffix)"]
-            for schema in schemas { try admin.execute("CREATE SCHEMA \"\(schema)\"") }
-            cleanup = { for schema in schemas { try? admin.execute("DROP SCHEMA \"\(schema)\" CASCADE") } }
-            store = try PersistentStore(postgres: RuntimeBenchmark.searchPath(connection, schemas[1]), model: model)
-            try fill(store)
-            try fill(try PersistentStore(postgres: RuntimeBenchmark.searchPath(connection, schemas[0]), model: model))
-            guard let opened = PQconnectdb(RuntimeBenchmark.searchPath(connection, schemas[0])),
-                PQstatus(opened) == CONNECTION_OK
-            else { throw DatabaseError(.postgres, "the baseline cannot connect") }
-            let previous = cleanup
-            cleanup = {
-                PQfinish(opened)
-                previous()
-            }
-            rawSum = { postgresSum(opened) }
+            rawSum = { postgresSum(connection) }
             rawDelete = {
-                PQclear(PQexec(opened, "BEGIN"))
-                let result = PQexec(opened, deleteSQL)
-                precondition(PQresultStatus(result) == PGRES_COMMAND_OK, String(cString: PQerrorMessage(opened)))
+                PQclear(PQexec(connection, "BEGIN"))
+                let result = PQexec(connection, deleteSQL)
+                precondition(PQresultStatus(result) == PGRES_COMMAND_OK, String(cString: PQerrorMessage(connection)))
                 let count = Int(String(cString: PQcmdTuples(result))) ?? 0
                 PQclear(result)
-                PQclear(PQexec(opened, "COMMIT"))
+                PQclear(PQexec(connection, "COMMIT"))
                 return count
             }
         }

@@ -155,51 +155,13 @@ enum PrefetchBenchmark {
 
     /// The phase on `engine`, in fresh places (the same data on both sides, inserted untimed).
     static func phase(engine: BenchEngine) throws -> Phase {
-        let store: PersistentStore
+        let places = try BenchPlaces("prefetch", model: model, engine: engine, fill: fill)
+        defer { places.close() }
+        let store = places.store
         let baseline: () -> [OrderRow]
-        var cleanup: () -> Void = {}
-        defer { cleanup() }
-        switch engine {
-        case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "modelgen-prefetch-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            cleanup = { try? FileManager.default.removeItem(at: directory) }
-            store = try PersistentStore(path: directory.appendingPathComponent("runtime.sqlite").path, model: model)
-            try fill(store)
-            let path = directory.appendingPathComponent("raw.sqlite").path
-            try fill(try PersistentStore(path: path, model: model))
-            var db: OpaquePointer?
-            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-            guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK else {
-                throw DatabaseError(.sqlite, "cannot open \(path)")
-            }
-            let previous = cleanup
-            cleanup = {
-                sqlite3_close(db)
-                previous()
-            }
-            baseline = { sqliteBaseline(db) }
-        case .postgres(let connection):
-            let admin = try Connection(postgres: connection)
-            let suffix = UUID().uuidString.prefix(8).lowercased()
-            let schemas = ["prefetch_raw_\(suffix)", "prefetch_runtime_\(suffix)"]
-            for schema in schemas { try admin.execute("CREATE SCHEMA \"\(schema)\"") }
-            cleanup = { for schema in schemas { try? admin.execute("DROP SCHEMA \"\(schema)\" CASCADE") } }
-            store = try PersistentStore(
-                postgres: RuntimeBenchmark.searchPath(connection, schemas[1]), model: model)
-            try fill(store)
-            let raw = try PersistentStore(postgres: RuntimeBenchmark.searchPath(connection, schemas[0]), model: model)
-            try fill(raw)
-            guard let opened = PQconnectdb(RuntimeBenchmark.searchPath(connection, schemas[0])),
-                PQstatus(opened) == CONNECTION_OK
-            else { throw DatabaseError(.postgres, "the baseline cannot connect") }
-            let previous = cleanup
-            cleanup = {
-                PQfinish(opened)
-                previous()
-            }
-            baseline = { postgresBaseline(opened) }
+        switch places.raw {
+        case .sqlite(let db): baseline = { sqliteBaseline(db) }
+        case .postgres(let connection): baseline = { postgresBaseline(connection) }
         }
         // Both sides keep what they read past the timing (freed afterwards, untimed), as an
         // application keeps what it shows.
