@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "modelgen",
-            dependencies: ["ModelGenCore"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime"],
             swiftSettings: swiftSettings
         ),
         // Runs `modelgen generate` for each model in a target (options from modelgen.json).

@@ -2,7 +2,10 @@ import ModelGenCore
 
 enum Help {
     static var commands: [any Command.Type] {
-        [CheckCommand.self, DumpCommand.self, SQLCommand.self, GenerateCommand.self, DiffCommand.self]
+        [
+            CheckCommand.self, DumpCommand.self, SQLCommand.self, GenerateCommand.self, DiffCommand.self,
+            InspectCommand.self,
+        ]
     }
 
     static var overview: String {

@@ -36,7 +36,7 @@ import Testing
             }
         }
         let optionName = /--[a-z-]+/
-        for command in ["check", "generate", "sql", "dump", "diff"] {
+        for command in ["check", "generate", "sql", "dump", "diff", "inspect"] {
             let help = try CLIRunner.run([command, "--help"])
             let optionsSection = try #require(help.stdout.firstMatch(of: /OPTIONS:\n([\s\S]*?)\n\n/)?.1)
             let listed = Set(
@@ -64,6 +64,7 @@ import Testing
         ),
         (["check", "--all-versions", "--model-version", "X", "Models/Fruits.xcdatamodeld"], "cannot be used together"),
         (["help", "frobnicate"], "modelgen: error: unknown command 'frobnicate'"),
+        (["inspect"], "modelgen: error: missing store path"),
     ])
     func usageErrorsExitWith64(_ arguments: [String], _ message: String) throws {
         let result = try CLIRunner.run(arguments)

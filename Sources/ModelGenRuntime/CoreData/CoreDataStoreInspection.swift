@@ -1,0 +1,206 @@
+import CSQLite
+import Foundation
+
+/// What a SQLite store Core Data wrote holds, read from its bookkeeping tables (`Z_METADATA`,
+/// `Z_PRIMARYKEY`) and its entity tables, without a model: the store's identity, its entities
+/// with their row counts and key high-water marks, and the anomalies a reader must not make worse.
+/// The layout is Apple's (`../shared/corpus/STORE-LAYOUT.md`): one table `Z` + the upper-cased
+/// root entity name per hierarchy, `Z_PK`, `Z_ENT` (the concrete entity's number), `Z_OPT`.
+///
+/// The store is read from a copy of its file set (`.sqlite` with its `-wal` and `-shm`): a store
+/// may hold all its rows in the WAL, and opening the original would checkpoint it, changing a file
+/// an app owns.
+public struct CoreDataStoreReport: Sendable, Hashable {
+    public struct Entity: Sendable, Hashable {
+        /// `Z_ENT`.
+        public var number: Int64
+        /// `Z_NAME` (not authoritative: a renamed entity may keep its old name).
+        public var name: String
+        /// `Z_SUPER`: the parent's number, 0 for a root.
+        public var parent: Int64
+        /// The root's table (`Z` + upper-cased root name).
+        public var table: String
+        /// Rows of the table whose `Z_ENT` is this entity's number.
+        public var rows: Int
+        /// `Z_MAX` (the root's, shared by its hierarchy; 0 in sub-entities' rows).
+        public var maxKey: Int64
+    }
+
+    /// Something in the file that breaks the layout's invariants, with where it is.
+    public struct Anomaly: Sendable, Hashable, CustomStringConvertible {
+        public var table: String
+        public var row: Int64?
+        public var message: String
+
+        public var description: String { "\(table)\(row.map { " row \($0)" } ?? ""): \(message)" }
+    }
+
+    public var storeUUID: String?
+    public var frameworkVersion: Int?
+    /// `NSStoreModelVersionIdentifiers`: hints only (many stores say "1" whatever their version).
+    public var versionIdentifiers: [String]
+    /// Entity name → `NSStoreModelVersionHashes` (32 bytes each).
+    public var versionHashes: [String: Data]
+    public var hasModelCache: Bool
+    /// `wal` or `delete`, from the file's header.
+    public var journalMode: String
+    /// Whether a `-wal` file came with the store.
+    public var hasWAL: Bool
+    public var entities: [Entity]
+    public var anomalies: [Anomaly]
+}
+
+public enum CoreDataStoreInspection {
+    /// Reads the store at `path` (see `CoreDataStoreReport`).
+    /// - Throws: `.foreignDatabase` when the file is no Core Data store (no `Z_PRIMARYKEY` or
+    ///   `Z_METADATA`), `.sqlite` when it cannot be read.
+    public static func inspect(path: String) throws(DatabaseError) -> CoreDataStoreReport {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path) else { throw DatabaseError(.sqlite, "no file at \(path)") }
+        let directory = manager.temporaryDirectory.appendingPathComponent("modelgen-inspect-\(UUID().uuidString)")
+        defer { try? manager.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("store.sqlite").path
+        var hasWAL = false
+        do {
+            try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+            try manager.copyItem(atPath: path, toPath: copy)
+            for suffix in ["-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+                try manager.copyItem(atPath: path + suffix, toPath: copy + suffix)
+                if suffix == "-wal" { hasWAL = true }
+            }
+        } catch {
+            throw DatabaseError(.sqlite, "cannot copy \(path) to read it: \(error)")
+        }
+        let journal = try journalMode(of: copy, shownAs: path)
+        let connection = try Connection(path: copy, wal: false)
+        return try read(connection, path: path, journalMode: journal, hasWAL: hasWAL)
+    }
+
+    /// The journal mode the file's header records (byte 18: 1 legacy, 2 WAL).
+    private static func journalMode(of path: String, shownAs name: String) throws(DatabaseError) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DatabaseError(.sqlite, "cannot read \(name)")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 20)) ?? Data()
+        guard header.count == 20, header.starts(with: Array("SQLite format 3\u{0}".utf8)) else {
+            throw DatabaseError(.foreignDatabase, "\(name) is not a SQLite database")
+        }
+        return header[18] == 2 ? "wal" : "delete"
+    }
+
+    private static func read(_ connection: Connection, path: String, journalMode: String, hasWAL: Bool)
+        throws(DatabaseError)
+        -> CoreDataStoreReport
+    {
+        let tables = Set(try strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        guard tables.contains("Z_PRIMARYKEY"), tables.contains("Z_METADATA") else {
+            throw DatabaseError(.foreignDatabase, "\(path) has no Z_PRIMARYKEY and Z_METADATA: not a Core Data store")
+        }
+        var report = CoreDataStoreReport(
+            storeUUID: nil, frameworkVersion: nil, versionIdentifiers: [], versionHashes: [:],
+            hasModelCache: tables.contains("Z_MODELCACHE"), journalMode: journalMode, hasWAL: hasWAL, entities: [],
+            anomalies: [])
+        try readMetadata(connection, into: &report)
+        try readEntities(connection, tables: tables, into: &report)
+        return report
+    }
+
+    private static func readMetadata(_ connection: Connection, into report: inout CoreDataStoreReport)
+        throws(DatabaseError)
+    {
+        let statement = try connection.cachedStatement("SELECT Z_UUID, Z_PLIST FROM Z_METADATA")
+        guard try statement.step() else {
+            report.anomalies.append(.init(table: "Z_METADATA", row: nil, message: "no row"))
+            return
+        }
+        report.storeUUID = statement.isNull(0) ? nil : statement.string(0)
+        guard !statement.isNull(1),
+            let plist = try? PropertyListSerialization.propertyList(
+                from: Data(statement.bytes(1)), options: [], format: nil) as? [String: Any]
+        else {
+            report.anomalies.append(.init(table: "Z_METADATA", row: nil, message: "Z_PLIST is no property list"))
+            return
+        }
+        report.frameworkVersion = (plist["NSPersistenceFrameworkVersion"] as? NSNumber)?.intValue
+        report.versionIdentifiers = (plist["NSStoreModelVersionIdentifiers"] as? [Any])?.map { "\($0)" } ?? []
+        report.versionHashes =
+            (plist["NSStoreModelVersionHashes"] as? [String: Any])?.compactMapValues { $0 as? Data }
+            ?? [:]
+    }
+
+    /// The entities of `Z_PRIMARYKEY`, their rows, and the anomalies of keys and entity numbers.
+    private static func readEntities(
+        _ connection: Connection, tables: Set<String>, into report: inout CoreDataStoreReport
+    ) throws(DatabaseError) {
+        let statement = try connection.cachedStatement(
+            "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        var rows: [(number: Int64, name: String, parent: Int64, maxKey: Int64)] = []
+        while try statement.step() {
+            rows.append(
+                (
+                    statement.int64(0), statement.isNull(1) ? "" : statement.string(1), statement.int64(2),
+                    statement.int64(3)
+                ))
+        }
+        let byNumber = Dictionary(rows.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        func root(_ number: Int64) -> Int64 {
+            var current = number
+            var steps = 0
+            while let parent = byNumber[current]?.parent, parent != 0, steps < rows.count {
+                current = parent
+                steps += 1
+            }
+            return current
+        }
+        var counts: [String: [Int64: Int]] = [:]
+        for table in Set(rows.map { "Z" + (byNumber[root($0.number)]?.name ?? "").uppercased() }).sorted() {
+            guard tables.contains(table) else {
+                report.anomalies.append(.init(table: table, row: nil, message: "the table of an entity is missing"))
+                continue
+            }
+            let quoted = EntityDescription.quoted(table)
+            let count = try connection.cachedStatement("SELECT Z_ENT, count(*) FROM \(quoted) GROUP BY Z_ENT")
+            while try count.step() { counts[table, default: [:]][count.int64(0)] = Int(count.int64(1)) }
+            let family = Set(
+                rows.filter { "Z" + (byNumber[root($0.number)]?.name ?? "").uppercased() == table }.map(\.number))
+            let foreign = try connection.cachedStatement("SELECT Z_PK, Z_ENT FROM \(quoted) ORDER BY Z_PK")
+            var largest: Int64 = 0
+            while try foreign.step() {
+                largest = max(largest, foreign.int64(0))
+                guard !family.contains(foreign.int64(1)) else { continue }
+                let number = foreign.int64(1)
+                let owner =
+                    byNumber[number].map { "entity \(number) (\($0.name))" } ?? "entity \(number), which is none"
+                report.anomalies.append(
+                    .init(
+                        table: table, row: foreign.int64(0),
+                        message: "Z_ENT is \(owner), not an entity whose rows live in this table"))
+            }
+            if let rootNumber = family.first(where: { byNumber[$0]?.parent == 0 }),
+                let maxKey = byNumber[rootNumber]?.maxKey,
+                maxKey < largest
+            {
+                report.anomalies.append(
+                    .init(
+                        table: table, row: nil,
+                        message:
+                            "Z_PRIMARYKEY.Z_MAX is \(maxKey), below the largest Z_PK \(largest): new rows must be numbered above both"
+                    ))
+            }
+        }
+        report.entities = rows.map { row in
+            let table = "Z" + (byNumber[root(row.number)]?.name ?? "").uppercased()
+            return .init(
+                number: row.number, name: row.name, parent: row.parent, table: table,
+                rows: counts[table]?[row.number] ?? 0, maxKey: row.maxKey)
+        }
+    }
+
+    private static func strings(_ connection: Connection, _ sql: String) throws(DatabaseError) -> [String] {
+        let statement = try connection.cachedStatement(sql)
+        var values: [String] = []
+        while try statement.step() { values.append(statement.string(0)) }
+        return values
+    }
+}
