@@ -9,6 +9,22 @@ extension ObjectContext {
     /// compute every column as the runtime does; otherwise computed from the objects a fetch with
     /// the request's predicate returns, unsaved changes included.
     public func fetchValues<T: ManagedObject>(_ request: ValuesRequest<T>) throws(DatabaseError) -> [ResultRow<T>] {
+        let rows = try fetchRows(request)
+        // A NULL where the column's Swift type takes none (a required attribute a row lacks) is
+        // an error here, not a stop when the row is read.
+        let columns = (request.returnsDistinctResults ? [] : request.groupBy) + request.columns
+        for row in rows {
+            for column in columns where !column.accepts(row.value(of: column.term)) {
+                throw DatabaseError(
+                    .conversion,
+                    "a row has no value for \(column.term), whose type \(column.valueTypeName) takes no nil",
+                    entity: T.entityDescription.name)
+            }
+        }
+        return rows
+    }
+
+    private func fetchRows<T: ManagedObject>(_ request: ValuesRequest<T>) throws(DatabaseError) -> [ResultRow<T>] {
         let plan = try request.plan()
         if parent == nil, automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription

@@ -10,6 +10,16 @@ public protocol ResultColumn<Root> {
     var term: ResultTerm { get }
 }
 
+extension ResultColumn {
+    /// Whether a row's `value` can be given as this column's `Value`.
+    func accepts(_ value: Any?) -> Bool {
+        if let value { return value is Value }
+        return Value.self is any NilMaking.Type
+    }
+
+    var valueTypeName: String { "\(Value.self)" }
+}
+
 /// What a result column computes: opaque outside the runtime, compared to find a column in a row.
 public struct ResultTerm: Hashable, Sendable, CustomStringConvertible {
     enum Function: Hashable, Sendable {

@@ -96,6 +96,11 @@ public struct ResultRow<T: ManagedObject> {
     let terms: [ResultTerm]
     let values: [Any?]
 
+    /// The value a row holds for `term` (`nil` also where it has no such column).
+    func value(of term: ResultTerm) -> Any? {
+        terms.firstIndex(of: term).flatMap { values[$0] }
+    }
+
     /// The value of `column`, which must be one of the request's columns (or, when grouped, its
     /// `groupBy` columns): reading another is a programming error that stops the program.
     public subscript<C: ResultColumn>(_ column: C) -> C.Value where C.Root == T {

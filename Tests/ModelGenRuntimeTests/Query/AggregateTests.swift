@@ -3,7 +3,7 @@ import GeneratedModels
 import TestSupport
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Generated) @testable import ModelGenRuntime
 
 /// Values fetches (`ValuesRequest`: aggregates, groups, `having`, distinct values, selected
 /// attributes) on `Models/Library`, random data of several seeds, every answer compared with the
@@ -213,6 +213,27 @@ import Testing
             let sum: Int = row[0][Aggregate.sum(\Book.pages)]
             let last: String? = row[0][Aggregate.max(\Book.title)]
             #expect(row.count == 1 && sum == 0 && last == nil)
+            // A NULL where the column's type takes none (written past the CHECK constraints, as
+            // another program could): an error from the fetch, not a stop when the row is read.
+            if backend == .sqlite {
+                try store.withConnection { connection throws(DatabaseError) in
+                    try connection.execute("PRAGMA ignore_check_constraints = ON")
+                    try connection.execute(
+                        "INSERT INTO \"media\" (\"_entity\", \"title\", \"pages\") VALUES (\(Book.entityDescription.entityID), 'Null', NULL)"
+                    )
+                    try connection.execute("PRAGMA ignore_check_constraints = OFF")
+                }
+                #expect {
+                    _ = try store.newContext().fetchValues(ValuesRequest<Book>(columns: [ValueColumn(\Book.pages)]))
+                } throws: { error in
+                    (error as? DatabaseError)?.code == .conversion
+                }
+                let years = try store.newContext().fetchValues(ValuesRequest<Book>(columns: [ValueColumn(\Book.year)]))
+                #expect(years.count == 1)
+                try store.withConnection { connection throws(DatabaseError) in
+                    try connection.execute("DELETE FROM \"media\"")
+                }
+            }
             // Grouped over nothing: no rows.
             #expect(
                 try context.fetchValues(ValuesRequest<Book>(groupBy: [ValueColumn(\Book.year)], columns: [])).isEmpty)
