@@ -87,7 +87,7 @@ enum AggregateBenchmark {
     static let deleteSQL = #"DELETE FROM "sale" WHERE "_entity" IN (1) AND "category" < 50"#
 
     /// What an application keeps of a group.
-    struct Group: Equatable {
+    struct Group {
         var category: Int64
         var total: Double
     }

@@ -51,10 +51,9 @@ struct BatchDeletion {
 
     /// Refuses the delete where a Deny relationship of a deleted row leads to a row that stays,
     /// or where Nullify would empty a required to-one of a row that stays (a save refuses both).
-    func check() throws(DatabaseError) {
-        for (table, members) in rows.sorted(by: { $0.key < $1.key }) {
-            let ids = members.map { ObjectID(entityID: $0.value, rowID: $0.key) }
-            for (entity, keys) in try byEntity(ids) {
+    func check(_ groups: [Group]) throws(DatabaseError) {
+        for (table, entities) in groups {
+            for (entity, keys) in entities {
                 for relationship in entity.relationships {
                     guard let destination = relationship.destination?.entityDescription else { continue }
                     let requiredInverse = relationship.inverse.map {
@@ -89,11 +88,8 @@ struct BatchDeletion {
     /// them: a deleted row's key then neither holds back another deleted row through a Deny key's
     /// RESTRICT nor breaks a NOT NULL column), keys of rows that stay set to NULL (Nullify; their
     /// `_version` moves), then the rows deleted.
-    mutating func write() throws(DatabaseError) {
+    mutating func write(_ groups: [Group]) throws(DatabaseError) {
         let quoted = EntityDescription.quoted
-        let groups = try rows.sorted(by: { $0.key < $1.key }).map { table, members throws(DatabaseError) in
-            (table, try byEntity(members.map { ObjectID(entityID: $0.value, rowID: $0.key) }))
-        }
         for (table, entities) in groups {
             for (entity, keys) in entities {
                 let list = dialect.keyList(keys)
@@ -135,6 +131,16 @@ struct BatchDeletion {
 
     // MARK: - Statements
 
+    /// The rows to delete of one table, by entity.
+    typealias Group = (table: String, entities: [(EntityDescription, [Int64])])
+
+    /// The rows to delete, by table (in name order) and entity: what `check` and `write` take.
+    func groups() throws(DatabaseError) -> [Group] {
+        try rows.sorted(by: { $0.key < $1.key }).map { table, members throws(DatabaseError) in
+            (table, try byEntity(members.map { ObjectID(entityID: $0.value, rowID: $0.key) }))
+        }
+    }
+
     /// `ids` by entity (in entity order), each with its rows' keys.
     private func byEntity(_ ids: [ObjectID]) throws(DatabaseError) -> [(EntityDescription, [Int64])] {
         var keys: [Int32: [Int64]] = [:]
@@ -175,9 +181,7 @@ struct BatchDeletion {
         defer { statement.resetForRebinding() }
         argument.bind(to: statement, at: 1)
         var ids: [ObjectID] = []
-        while try statement.step() {
-            ids.append(ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0)))
-        }
+        while try statement.step() { ids.append(statement.objectID(key: 0, entity: 1)) }
         return ids
     }
 

@@ -88,8 +88,9 @@ extension ObjectContext {
             let ids = try store.newContext().fetchObjectIDs(FetchRequest<T>(predicate: predicate))
             var plan = BatchDeletion(store: store, connection: connection)
             try plan.add(ids, table: entity.table)
-            try plan.check()
-            try plan.write()
+            let groups = try plan.groups()
+            try plan.check(groups)
+            try plan.write(groups)
             deletion = plan
             return plan.count + plan.updated.count <= ChangeLog.largeSave
                 ? (inserted: [], updated: plan.updated, deleted: plan.deleted) : nil
@@ -105,18 +106,13 @@ extension ObjectContext {
     {
         var count = 0
         try inBatchTransaction { connection throws(DatabaseError) in
-            var rows =
-                "FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
-                + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-            if let condition, condition != store.dialect.trueCondition { rows += " AND (\(condition))" }
+            let rows = entity.fetchedRowsSQL(where: condition, store.dialect)
             let select = try connection.cachedStatement(
                 "SELECT \"_pk\", \"_entity\" \(rows) LIMIT \(ChangeLog.largeSave + 1)")
             defer { select.resetForRebinding() }
             for (index, value) in parameters.enumerated() { value.bind(to: select, at: Int32(index + 1)) }
             var deleted: [ObjectID] = []
-            while try select.step() {
-                deleted.append(ObjectID(entityID: Int32(truncatingIfNeeded: select.int64(1)), rowID: select.int64(0)))
-            }
+            while try select.step() { deleted.append(select.objectID(key: 0, entity: 1)) }
             let delete = try connection.cachedStatement("DELETE " + rows)
             defer { delete.resetForRebinding() }
             for (index, value) in parameters.enumerated() { value.bind(to: delete, at: Int32(index + 1)) }
@@ -242,7 +238,7 @@ extension ObjectContext {
                 }
             }
         } catch let error as DatabaseError {
-            if error.sqliteCode == 2067 || error.sqlState == "23505" { throw uniquenessError(error) }
+            if error.isUniqueViolation { throw uniquenessError(error) }
             throw error
         } catch {
             throw DatabaseError(.sqlite, "\(error)")

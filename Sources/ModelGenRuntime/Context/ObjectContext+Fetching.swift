@@ -31,18 +31,13 @@ extension ObjectContext {
         let dialect = store.dialect
         let compiled =
             throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
-        // Decimals are stored as text on SQLite: SQL cannot order them by value (nor, where the
-        // dialect cannot, text case-insensitively as the runtime does).
-        let orderTerms = request.sortDescriptors.map { $0.sql(dialect) }
-        let sortsInMemory =
-            request.sortDescriptors.contains { entity.attributes[$0.slot].type == .decimal } || orderTerms.contains(nil)
+        let order = request.order(dialect)
+        let sortsInMemory = !order.isExact
         let windowInSQL = compiled?.residue == nil && !pending && !sortsInMemory
         let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
         var sql =
-            "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
-            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
-        sql += " ORDER BY " + (orderTerms.map { $0 ?? "" }.filter { !$0.isEmpty } + ["\"_pk\""]).joined(separator: ", ")
+            "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) "
+            + entity.fetchedRowsSQL(where: compiled?.sql, dialect) + " ORDER BY " + order.sql
         let limit = request.effectiveLimit
         if windowInSQL, limit != nil || request.fetchOffset > 0 {
             sql += dialect.window(limit: limit, offset: request.fetchOffset)
@@ -92,17 +87,13 @@ extension ObjectContext {
         let entity = T.entityDescription
         let dialect = store.dialect
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
-        let orderTerms = request.sortDescriptors.map { $0.sql(dialect) }
-        guard parent == nil, !hasChanges, compiled?.residue == nil, !orderTerms.contains(nil),
-            !request.sortDescriptors.contains(where: { entity.attributes[$0.slot].type == .decimal })
-        else {
+        let order = request.order(dialect)
+        guard parent == nil, !hasChanges, compiled?.residue == nil, order.isExact else {
             return try fetch(request).map(\.objectID)
         }
         var sql =
-            "SELECT \"_pk\", \"_entity\" FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
-            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
-        sql += " ORDER BY " + (orderTerms.compactMap { $0 } + ["\"_pk\""]).joined(separator: ", ")
+            "SELECT \"_pk\", \"_entity\" " + entity.fetchedRowsSQL(where: compiled?.sql, dialect) + " ORDER BY "
+            + order.sql
         if request.effectiveLimit != nil || request.fetchOffset > 0 {
             sql += dialect.window(limit: request.effectiveLimit, offset: request.fetchOffset)
         }
@@ -113,10 +104,7 @@ extension ObjectContext {
                 value.bind(to: statement, at: Int32(index + 1))
             }
             var ids: [ObjectID] = []
-            while try statement.step() {
-                ids.append(
-                    ObjectID(entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0)))
-            }
+            while try statement.step() { ids.append(statement.objectID(key: 0, entity: 1)) }
             return ids
         }
     }
@@ -130,10 +118,7 @@ extension ObjectContext {
         let dialect = store.dialect
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
         guard compiled?.residue == nil else { return try fetch(request).count }
-        var sql =
-            "SELECT count(*) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
-            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
+        let sql = "SELECT count(*) " + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
         let total: Int = try store.withConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in (compiled?.parameters ?? []).enumerated() {

@@ -105,12 +105,9 @@ struct ValuesQuery {
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
         if compiled?.residue != nil { return nil }
         parameters += compiled?.parameters ?? []
-        let table = EntityDescription.quoted(entity.table)
         let columns = terms.map { Self.expression($0, entity, dialect) }
         var sql =
-            "SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE \"_entity\" IN ("
-            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
-        if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
+            "SELECT \(columns.joined(separator: ", ")) " + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
         if plan.grouped {
             let keys = plan.keys.map { Self.expression($0, entity, dialect) }
             if !keys.isEmpty { sql += " GROUP BY " + keys.joined(separator: ", ") }
@@ -126,13 +123,9 @@ struct ValuesQuery {
                     }.joined(separator: ", ")
             }
         } else {
-            let order = request.sortDescriptors.map { $0.sql(dialect) }
-            if request.sortDescriptors.contains(where: { entity.attributes[$0.slot].type == .decimal })
-                || order.contains(nil)
-            {
-                return nil
-            }
-            sql += " ORDER BY " + (order.compactMap { $0 } + ["\"_pk\""]).joined(separator: ", ")
+            let order = FetchRequest(sortDescriptors: request.sortDescriptors).order(dialect)
+            guard order.isExact else { return nil }
+            sql += " ORDER BY " + order.sql
         }
         if plan.limit != nil || plan.offset > 0 { sql += dialect.window(limit: plan.limit, offset: plan.offset) }
         self.sql = sql

@@ -226,7 +226,7 @@ public final class ObjectContext {
             }
         } catch let error as DatabaseError {
             // SQLITE_CONSTRAINT_UNIQUE / unique_violation: a unique index refused a row.
-            if error.sqliteCode == 2067 || error.sqlState == "23505" { throw uniquenessError(error) }
+            if error.isUniqueViolation { throw uniquenessError(error) }
             // foreign_key_violation at commit: a row another writer added points at a deleted one.
             if error.sqlState == "23503" {
                 var refused = error

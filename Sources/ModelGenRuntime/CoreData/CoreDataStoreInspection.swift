@@ -144,17 +144,19 @@ public enum CoreDataStoreInspection {
                 ))
         }
         let byNumber = Dictionary(rows.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
-        func root(_ number: Int64) -> Int64 {
-            var current = number
+        // Each entity's table: its root's (a cycle of Z_SUPER stops after as many steps as rows).
+        var tableOf: [Int64: String] = [:]
+        for row in rows {
+            var root = row.number
             var steps = 0
-            while let parent = byNumber[current]?.parent, parent != 0, steps < rows.count {
-                current = parent
+            while let parent = byNumber[root]?.parent, parent != 0, steps < rows.count {
+                root = parent
                 steps += 1
             }
-            return current
+            tableOf[row.number] = "Z" + (byNumber[root]?.name ?? "").uppercased()
         }
         var counts: [String: [Int64: Int]] = [:]
-        for table in Set(rows.map { "Z" + (byNumber[root($0.number)]?.name ?? "").uppercased() }).sorted() {
+        for table in Set(tableOf.values).sorted() {
             guard tables.contains(table) else {
                 report.anomalies.append(.init(table: table, row: nil, message: "the table of an entity is missing"))
                 continue
@@ -162,8 +164,7 @@ public enum CoreDataStoreInspection {
             let quoted = EntityDescription.quoted(table)
             let count = try connection.cachedStatement("SELECT Z_ENT, count(*) FROM \(quoted) GROUP BY Z_ENT")
             while try count.step() { counts[table, default: [:]][count.int64(0)] = Int(count.int64(1)) }
-            let family = Set(
-                rows.filter { "Z" + (byNumber[root($0.number)]?.name ?? "").uppercased() == table }.map(\.number))
+            let family = Set(rows.map(\.number).filter { tableOf[$0] == table })
             let foreign = try connection.cachedStatement("SELECT Z_PK, Z_ENT FROM \(quoted) ORDER BY Z_PK")
             var largest: Int64 = 0
             while try foreign.step() {
@@ -190,7 +191,7 @@ public enum CoreDataStoreInspection {
             }
         }
         report.entities = rows.map { row in
-            let table = "Z" + (byNumber[root(row.number)]?.name ?? "").uppercased()
+            let table = tableOf[row.number] ?? ""
             return .init(
                 number: row.number, name: row.name, parent: row.parent, table: table,
                 rows: counts[table]?[row.number] ?? 0, maxKey: row.maxKey)

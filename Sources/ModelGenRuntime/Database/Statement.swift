@@ -206,6 +206,11 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The object ID of the current row, from its `_pk` and `_entity` columns.
+    func objectID(key: Int32, entity: Int32) -> ObjectID {
+        ObjectID(entityID: Int32(truncatingIfNeeded: int64(entity)), rowID: int64(key))
+    }
+
     public func bytes(_ column: Int32) -> [UInt8] {
         if let postgres { return postgres.bytes(column) }
         let count = Int(sqlite3_column_bytes(statement, column))

@@ -90,3 +90,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         return text
     }
 }
+
+extension DatabaseError {
+    /// A unique index refused a row: SQLite's `SQLITE_CONSTRAINT_UNIQUE`, PostgreSQL's
+    /// `unique_violation`.
+    var isUniqueViolation: Bool { sqliteCode == 2067 || sqlState == "23505" }
+}

@@ -77,15 +77,14 @@ public final class BatchedResults<T: ManagedObject>: RandomAccessCollection {
         }
         return ids.map { id in
             if let object = found[id] { return unsafeDowncast(object, to: T.self) }
-            return Self.detached(id)
+            return detached(id)
         }
     }
 
     /// An object for a row that could not be read: of the ID's entity's class where it is a `T`,
     /// outside any context.
-    private static func detached(_ id: ObjectID) -> T {
-        let type = (T.entityDescription.entityID == id.entityID ? nil : T.entityDescription.objectType) ?? T.self
-        let object = (type as? T.Type ?? T.self).init()
+    private func detached(_ id: ObjectID) -> T {
+        let object = (context.store.entity(id.entityID)?.objectType as? T.Type ?? T.self).init()
         object.objectID = id
         return object
     }
@@ -121,9 +120,7 @@ extension ObjectContext {
     /// identity map; rows that are gone are left out.
     func readRows(of entity: EntityDescription, keys: [Int64]) throws(DatabaseError) -> [ManagedObject] {
         let sql =
-            "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
-            + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ") AND "
-            + store.dialect.isOneOfKeys("\"_pk\"")
+            "SELECT \(entity.selectColumnsSQL) \(entity.fetchedRowsSQL) AND " + store.dialect.isOneOfKeys("\"_pk\"")
         return try materializeRows(sql, parameters: [store.dialect.keyList(keys)], as: entity)
     }
 

@@ -97,6 +97,16 @@ public final class EntityDescription: Sendable {
     /// Slots of attributes with bounds or a pattern, checked on save.
     let ruledAttributes: [Int]
     /// For each relationship, the position of its foreign-key column in `columns` (owning to-ones).
+    /// `FROM "table" WHERE "_entity" IN (…)`: the rows of this entity and its sub-entities.
+    let fetchedRowsSQL: String
+
+    /// `fetchedRowsSQL`, narrowed by `condition` (a WHERE fragment; `nil` or the dialect's true
+    /// condition for none).
+    func fetchedRowsSQL(where condition: String?, _ dialect: StoreDialect) -> String {
+        guard let condition, condition != dialect.trueCondition else { return fetchedRowsSQL }
+        return fetchedRowsSQL + " AND (\(condition))"
+    }
+
     let foreignKeyPositions: [Int?]
     let hasForeignKeys: Bool
     /// The relationship and column position of the one foreign key, where the table holds
@@ -165,9 +175,10 @@ public final class EntityDescription: Sendable {
         foreignKeyMask = relationships.indices.reduce(0) { mask, index in
             relationships[index].foreignKeyColumn == nil ? mask : mask | Self.bit(index)
         }
-        fetchAllSQL =
-            "SELECT \(selectColumnsSQL) FROM \(quotedTable) WHERE \"_entity\" IN ("
-            + self.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ") ORDER BY \"_pk\""
+        fetchedRowsSQL =
+            "FROM \(quotedTable) WHERE \"_entity\" IN ("
+            + self.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ")"
+        fetchAllSQL = "SELECT \(selectColumnsSQL) \(fetchedRowsSQL) ORDER BY \"_pk\""
         slotsByName = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         relationshipsByName = Dictionary(
             relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -173,8 +173,7 @@ extension ResultsTracker {
             let width = chunk.count == 1 ? 1 : 64
             let keys = Array(chunk) + Array(repeating: chunk.last!, count: width - chunk.count)
             var sql =
-                "SELECT \(entity.selectColumnsSQL) FROM \(EntityDescription.quoted(entity.table)) WHERE \"_entity\" IN ("
-                + entity.fetchedEntityIDs.map(String.init).joined(separator: ", ") + ") AND \"_pk\" "
+                "SELECT \(entity.selectColumnsSQL) \(entity.fetchedRowsSQL) AND \"_pk\" "
                 + (width == 1 ? "= ?" : "IN (" + Array(repeating: "?", count: width).joined(separator: ", ") + ")")
             if let compiled, compiled.sql != dialect.trueCondition { sql += " AND (\(compiled.sql))" }
             let parameters = keys.map(SQLArgument.key) + (compiled?.parameters ?? [])

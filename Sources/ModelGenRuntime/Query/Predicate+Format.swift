@@ -249,17 +249,13 @@ struct FormatConverter<T: ManagedObject> {
                 property: rest[rest.startIndex])
         }
         let attribute = destination.attributes[slot]
-        let numeric: Set<ValueType> = [.int16, .int32, .int64, .double, .float, .decimal]
-        guard
-            numeric.contains(attribute.type)
-                || ((function == .min || function == .max) && [.string, .date, .url].contains(attribute.type)),
+        guard function.takes(attribute.type),
             [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
         else {
             throw fail(
                 "\(function) of '\(attribute.name)' (\(attribute.type)) cannot be compared with '\(op.rawValue)'")
         }
-        let term = ResultTerm(
-            function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
+        let term = ResultTerm.of(function, slot: slot)
         return .aggregate(
             relationship: index, function: function, slot: slot, op: op,
             value: try ResultValues.stored(value, for: term, destination))

@@ -22,9 +22,7 @@ extension CompiledPredicate {
         }
         let attribute = destination.attributes[slot]
         guard attribute.type != .decimal else { return nil }
-        let term = ResultTerm(
-            function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
-        let computed = ValuesQuery.expression(term, destination, dialect, qualifier: "\"_d\".")
+        let computed = ValuesQuery.expression(.of(function, slot: slot), destination, dialect, qualifier: "\"_d\".")
         let quoted = EntityDescription.quoted
         let outer = quoted(entity.table) + ".\"_pk\""
         let rows: String

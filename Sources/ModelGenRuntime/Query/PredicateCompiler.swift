@@ -337,13 +337,13 @@ enum PredicateEvaluator {
             let matching = ((try? object.loadedToMany(index).objects) ?? []).filter { matches(inner, $0) }
             return compare(.integer(Int64(matching.count)), op, [], .integer(value))
         case .aggregate(let index, let function, let slot, let op, let value):
-            let term = ResultTerm(
-                function: function, path: .init(relationship: nil, slot: slot), failure: nil, description: "")
             let destinations = (try? object.loadedToMany(index).objects) ?? []
             let values = destinations.map { PredicateEvaluator.value(slot, $0) }
             let type = type(of: object).entityDescription.relationships[index].destination?.entityDescription
                 .attributes[slot].type
-            guard let result = try? ResultValues.aggregate(term, values, type: type) else { return false }
+            guard let result = try? ResultValues.aggregate(.of(function, slot: slot), values, type: type) else {
+                return false
+            }
             return compare(result, op, [], value)
         case .count(let index, let op, let value):
             let relationship = type(of: object).entityDescription.relationships[index]

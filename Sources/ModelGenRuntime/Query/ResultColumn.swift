@@ -24,6 +24,23 @@ extension ResultColumn {
 public struct ResultTerm: Hashable, Sendable, CustomStringConvertible {
     enum Function: Hashable, Sendable {
         case value, count, countValues, countDistinct, sum, average, min, max
+
+        /// Whether the function takes values of an attribute of `type`: sums and averages
+        /// numbers, minimum and maximum what orders (numbers, text, dates), the rest anything.
+        func takes(_ type: ValueType) -> Bool {
+            let numeric: Set<ValueType> = [.int16, .int32, .int64, .double, .float, .decimal]
+            switch self {
+            case .sum, .average: return numeric.contains(type)
+            case .min, .max: return numeric.contains(type) || [.string, .date, .url].contains(type)
+            case .value, .count, .countValues, .countDistinct: return true
+            }
+        }
+    }
+
+    /// `function` of the attribute in `slot` of the entity at hand (a predicate's aggregate over
+    /// a relationship's destinations).
+    static func of(_ function: Function, slot: Int) -> ResultTerm {
+        ResultTerm(function: function, path: Path(relationship: nil, slot: slot), failure: nil, description: "")
     }
 
     /// The attribute read: the slot of `Root`'s attribute, or through a to-one relationship of
@@ -229,15 +246,9 @@ extension ResultTerm {
         _ function: Function, _ path: Path, _ attribute: AttributeDescription, _ entity: EntityDescription
     ) -> ResultTerm {
         let name = function == .value ? attribute.name : "\(function)(\(attribute.name))"
-        let numeric: Set<ValueType> = [.int16, .int32, .int64, .double, .float, .decimal]
-        let ordered: Set<ValueType> = numeric.union([.string, .date, .url])
-        let fits: Bool =
-            switch function {
-            case .sum, .average: numeric.contains(attribute.type) && attribute.conversion == nil
-            case .min, .max: ordered.contains(attribute.type)
-            case .value, .count, .countValues, .countDistinct: true
-            }
-        guard fits else {
+        // A sum or average is a number: not of values of the program's own type.
+        let isPlain = attribute.conversion == nil || (function != .sum && function != .average)
+        guard function.takes(attribute.type), isPlain else {
             return invalid(
                 function, name,
                 "\(function) cannot be computed over \(entity.name).\(attribute.name) (\(attribute.type))",

@@ -99,6 +99,17 @@ public struct FetchRequest<T: ManagedObject> {
     /// The limit applied: none for `nil`, 0 or less.
     var effectiveLimit: Int? { fetchLimit.flatMap { $0 > 0 ? $0 : nil } }
 
+    /// The ORDER BY list of the descriptors SQL orders as the runtime does, then `_pk`; and
+    /// whether that is the whole order (else the objects are sorted in memory afterwards):
+    /// decimals are text on SQLite, and a dialect may not fold case as the runtime does.
+    func order(_ dialect: StoreDialect) -> (sql: String, isExact: Bool) {
+        let terms = sortDescriptors.map { $0.sql(dialect) }
+        let isExact =
+            !terms.contains(nil)
+            && !sortDescriptors.contains { T.entityDescription.attributes[$0.slot].type == .decimal }
+        return ((terms.compactMap { $0 } + ["\"_pk\""]).joined(separator: ", "), isExact)
+    }
+
     public init(
         predicate: ObjectPredicate<T>? = nil, sortDescriptors: [ObjectSortDescriptor<T>] = [], fetchLimit: Int? = nil,
         fetchOffset: Int = 0

@@ -71,8 +71,9 @@ public struct ValuesRequest<T: ManagedObject> {
         if let term = keys.first(where: \.isAggregate) {
             throw DatabaseError(.misuse, "cannot group by the aggregate \(term)", entity: T.entityDescription.name)
         }
+        // Distinct rows are their keys: the columns are not selected twice.
         return ValuesPlan(
-            grouped: grouped, keys: grouped ? keys : [], values: values,
+            grouped: grouped, keys: grouped ? keys : [], values: returnsDistinctResults ? [] : values,
             limit: fetchLimit.flatMap { $0 > 0 ? $0 : nil },
             offset: max(0, fetchOffset))
     }
