@@ -71,6 +71,9 @@ public struct Column: Codable, Equatable, Sendable {
     /// What a column stores.
     public enum Role: String, Codable, Sendable {
         case primaryKey, entity, version, attribute, relationship, position, join, metadata
+        /// The `Z_ENT` of a to-one's destination row (Core Data's layout, where the destination
+        /// has sub-entities).
+        case relationshipEntity
     }
 
     public var name: String
@@ -110,6 +113,11 @@ public enum ColumnOrigin: Hashable, Sendable {
     case joinSource(entity: Int, relationship: Int)
     /// The join table's column holding the keys of the relationship's destination.
     case joinDestination(entity: Int, relationship: Int)
+    /// The entity number of a to-one's destination row (Core Data's `Z<n>_NAME`).
+    case toOneEntity(entity: Int, relationship: Int)
+    /// The destination's column holding the key of the owner of a to-many without an inverse
+    /// (Core Data's layout).
+    case owner(entity: Int, relationship: Int)
 }
 
 public struct ForeignKey: Codable, Equatable, Sendable {
@@ -157,6 +165,9 @@ public struct Index: Codable, Equatable, Sendable {
     public struct Part: Codable, Equatable, Sendable {
         public var column: String
         public var isDescending: Bool
+        /// A collation written out with the direction (`COLLATE BINARY ASC`), as Core Data
+        /// writes its fetch indexes; nil: neither is written unless descending.
+        public var collation: String? = nil
     }
 
     public var name: String

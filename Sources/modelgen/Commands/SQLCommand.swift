@@ -17,6 +17,8 @@ struct SQLCommand: Command {
 
         Lowers the model to tables (one per root entity, join tables for many-to-many
         relationships, a _modelgen_metadata table) and writes the CREATE statements.
+        With --layout coredata: the tables, columns and indexes of Core Data's own store
+        (ZITEM, Z_PK, Z_ENT, Z_OPT, Z_1TAGS, ...) for SQLite, as Core Data writes them.
 
         USAGE: modelgen sql [<options>] <model>
 
@@ -25,6 +27,11 @@ struct SQLCommand: Command {
         """
     static let spec = OptionSpec([
         .valued("--dialect", "dialect", "(default: sqlite)", choices: SQLDialect.allCases.map(\.rawValue)),
+        .valued("--layout", "layout", "(default: modelgen)", choices: ["modelgen", "coredata"]),
+        .valued(
+            "--framework-version", "n",
+            "Core Data's NSPersistenceFrameworkVersion to follow with --layout coredata (default: \(CoreDataLayout.currentFrameworkVersion))"
+        ),
         .valued("--configuration", "name", "Only the entities of this configuration"),
         .valued("--model-version", "name", "Use this version instead of the current one"),
         .valued("--output", "file", "Write to a file instead of standard output"),
@@ -36,15 +43,32 @@ struct SQLCommand: Command {
             throw UsageError(message: arguments.positionals.isEmpty ? "missing model path" : "sql takes one model")
         }
         let dialect = SQLDialect(rawValue: arguments.options["--dialect"] ?? "sqlite")!
+        let isCoreData = arguments.options["--layout"] == "coredata"
+        var frameworkVersion = CoreDataLayout.currentFrameworkVersion
+        if let text = arguments.options["--framework-version"] {
+            guard isCoreData, let number = Int(text), number > 0 else {
+                throw UsageError(
+                    message: isCoreData
+                        ? "--framework-version takes a positive number, not '\(text)'"
+                        : "--framework-version applies to --layout coredata")
+            }
+            frameworkVersion = number
+        }
+        if isCoreData, dialect != .sqlite { throw UsageError(message: "Core Data's layout is for SQLite only") }
+        let lowering =
+            isCoreData ? SchemaLowering(layout: CoreDataLayout(frameworkVersion: frameworkVersion)) : SchemaLowering()
         let engine = DiagnosticEngine(warningsAsErrors: arguments.has("--warnings-as-errors"))
         var text: String?
         if let model = ModelLoader().load(
             path: path, version: arguments.options["--model-version"], diagnostics: engine),
-            let schema = SchemaLowering().lower(
+            let schema = lowering.lower(
                 model, configuration: arguments.options["--configuration"], diagnostics: engine),
             !engine.hasErrors
         {
-            text = SQLEmitter(dialect: dialect).emit(schema)
+            text =
+                isCoreData
+                ? CoreDataSQLWriter(frameworkVersion: frameworkVersion).emit(schema)
+                : SQLEmitter(dialect: dialect).emit(schema)
         }
         if output.printDiagnostics(engine) { return .modelErrors }
         guard let text else { return .modelErrors }
