@@ -16,6 +16,14 @@ let examples: [(String, String, Bool)] = [
     ("hellocoredata", "HelloCoreData", true),
 ]
 
+/// The generated code of each model version that wrote a store of ../shared/corpus/stores, one
+/// module per version (Scripts/record-coredata-models.sh writes them), for CoreDataStoreTests.
+let coreDataStoreModels = [
+    "CDSampleModel", "CDSampleModel2", "CDSampleModel3", "CDArtsyPartner5", "CDArtsyFolio14", "CDArtsyFolio15",
+    "CDArtsyFolio20", "CDArtsyFolio23", "CDBookmarks1", "CDBookmarks2", "CDBookmarks3", "CDBookmarks4",
+    "CDBookmarks5", "CDSyncMetadata3", "CDXCServer120", "CDXCServer200", "CDXCServer201",
+]
+
 let package = Package(
     name: "modelgen",
     products: [
@@ -156,10 +164,21 @@ let package = Package(
                 swiftSettings: swiftSettings
             ),
             .testTarget(
+                name: "CoreDataStoreTests",
+                dependencies: ["TestSupport", "ModelGenRuntime", "CSQLite"]
+                    + coreDataStoreModels.map { .target(name: $0) },
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
                 name: "modelgenTests",
                 dependencies: ["TestSupport", "modelgen"] + examples.map { .target(name: $0.0) },
                 swiftSettings: swiftSettings
             ),
-        ],
+        ]
+        + coreDataStoreModels.map { module in
+            .target(
+                name: module, dependencies: ["ModelGenRuntime"], path: "Tests/CoreDataStoreModels/\(module)",
+                swiftSettings: swiftSettings)
+        },
     swiftLanguageModes: [.v6]
 )

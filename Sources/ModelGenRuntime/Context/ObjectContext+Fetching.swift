@@ -6,6 +6,26 @@ extension ObjectContext {
         try fetch(FetchRequest<T>())
     }
 
+    /// Every object of `entity` (and its sub-entities), in row order, for a program that knows
+    /// the entity only at run time (a tool that walks every table of a store, with
+    /// `store.model.entities`): rows read as `fetchAll` reads them, this context's unsaved inserts
+    /// of the entity added and its deleted objects left out.
+    /// - Throws: `.misuse` in a child context (fetch there with a `FetchRequest`).
+    public func fetchAll(entity: EntityDescription) throws(DatabaseError) -> [ManagedObject] {
+        guard parent == nil else {
+            throw DatabaseError(.misuse, "fetchAll(entity:) reads the store; use a FetchRequest in a child context")
+        }
+        if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
+        var objects = try materializeRows(
+            "SELECT \(entity.selectColumnsSQL) \(entity.fetchedRowsSQL) ORDER BY \"_pk\"", parameters: [], as: entity,
+            type: entity.objectType)
+        for object in insertedObjects
+        where !object.isListedAsDeleted && entity.includes(type(of: object).entityDescription.entityID) {
+            objects.append(object)
+        }
+        return objects
+    }
+
     /// The objects `request` selects, as Core Data fetches them: objects already in this context
     /// come back as they are (one object per row), and the context's unsaved inserts, changes and
     /// deletes are taken into account.

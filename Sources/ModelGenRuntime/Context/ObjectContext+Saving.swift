@@ -104,7 +104,8 @@ extension ObjectContext {
                 row = known
             } else {
                 let statement = try connection.cachedStatement(
-                    "SELECT coalesce(max(\"_pk\"), 0) FROM \(EntityDescription.quoted(table))")
+                    connection.keyQueries[table]
+                        ?? "SELECT coalesce(max(\"_pk\"), 0) FROM \(EntityDescription.quoted(table))")
                 _ = try statement.step()
                 row = statement.int64(0)
                 statement.reset()
@@ -133,7 +134,7 @@ extension ObjectContext {
         let objects = insertedObjects
         let numbersAll = connection.dialect.engine == .postgres
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
-            let givesKey = numbersAll || numbered.contains(entity.table)
+            let givesKey = numbersAll || numbered.contains(entity.table) || connection.keyQueries[entity.table] != nil
             let statement = try connection.cachedStatement(givesKey ? entity.insertWithKeySQL : entity.insertSQL)
             for object in objects[run] {
                 if givesKey { statement.bind(object.pendingRow, at: 1) }

@@ -77,7 +77,7 @@ public enum CoreDataStoreInspection {
     }
 
     /// The journal mode the file's header records (byte 18: 1 legacy, 2 WAL).
-    private static func journalMode(of path: String, shownAs name: String) throws(DatabaseError) -> String {
+    static func journalMode(of path: String, shownAs name: String) throws(DatabaseError) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DatabaseError(.sqlite, "cannot read \(name)")
         }
@@ -89,7 +89,7 @@ public enum CoreDataStoreInspection {
         return header[18] == 2 ? "wal" : "delete"
     }
 
-    private static func read(_ connection: Connection, path: String, journalMode: String, hasWAL: Bool)
+    static func read(_ connection: Connection, path: String, journalMode: String, hasWAL: Bool)
         throws(DatabaseError)
         -> CoreDataStoreReport
     {
@@ -198,7 +198,7 @@ public enum CoreDataStoreInspection {
         }
     }
 
-    private static func strings(_ connection: Connection, _ sql: String) throws(DatabaseError) -> [String] {
+    static func strings(_ connection: Connection, _ sql: String) throws(DatabaseError) -> [String] {
         let statement = try connection.cachedStatement(sql)
         var values: [String] = []
         while try statement.step() { values.append(statement.string(0)) }

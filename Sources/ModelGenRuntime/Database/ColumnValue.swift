@@ -114,7 +114,10 @@ extension URL: ColumnValue {
 
 extension Decimal: ColumnValue {
     public static func read(_ row: Statement, _ column: Int32) -> Decimal {
-        Decimal(string: row.string(column), locale: Locale(identifier: "en_US_POSIX")) ?? 0
+        let text = row.string(column)
+        if let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return value }
+        // Foundation writes NaN as "NaN" (Core Data stores keep it so) but does not parse it back.
+        return text == "NaN" ? .nan : 0
     }
     public func bind(_ statement: Statement, _ index: Int32) {
         statement.bindDecimal(

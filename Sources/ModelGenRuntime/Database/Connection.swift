@@ -38,12 +38,20 @@ public final class Connection {
     /// File databases use WAL (unless `wal` is false: the caller switches with `useWAL()` once it
     /// knows the file is its own), foreign keys are enforced, and a busy database is retried for
     /// `busyTimeout` milliseconds.
-    public init(path: String, busyTimeout: Int32 = 5_000, wal: Bool = true) throws(DatabaseError) {
+    public convenience init(path: String, busyTimeout: Int32 = 5_000, wal: Bool = true) throws(DatabaseError) {
+        try self.init(path: path, busyTimeout: busyTimeout, wal: wal, readOnly: false)
+    }
+
+    /// Opens the database at `path`; read-only opens an existing file that nothing is written to
+    /// (its temporary schema can still hold views).
+    init(path: String, busyTimeout: Int32 = 5_000, wal: Bool, readOnly: Bool) throws(DatabaseError) {
         postgres = nil
         dialect = .sqlite
         isFile = path != ":memory:" && !path.isEmpty
         self.busyTimeout = busyTimeout
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+            | SQLITE_OPEN_EXRESCODE
         var opened: OpaquePointer?
         let status = sqlite3_open_v2(path, &opened, flags, nil)
         guard status == SQLITE_OK, let opened else {
@@ -160,8 +168,38 @@ public final class Connection {
     /// The row id of the last insert on this connection.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(pointer) }
 
-    /// Rows changed by the last statement.
-    public var changes: Int { postgres?.changes ?? Int(sqlite3_changes(pointer)) }
+    /// Rows changed by the last statement (on a Core Data store, rows of the runtime's views the
+    /// statement wrote, as `viewRows` counts them).
+    public var changes: Int {
+        if let viewRows { return viewRows.count }
+        return postgres?.changes ?? Int(sqlite3_changes(pointer))
+    }
+
+    /// On a Core Data store, whose tables the runtime reads and writes through views (SQLite
+    /// counts no changes for a view's `INSTEAD OF` triggers): the view rows the running statement
+    /// wrote, counted by the triggers calling `modelgen_row()`.
+    private(set) var viewRows: RowCounter?
+    /// Per table of the runtime's layout, the query of the largest row number in use where it is
+    /// not `max("_pk")` (a Core Data store also keeps a high-water mark); such tables get every
+    /// new row's number from the runtime.
+    var keyQueries: [String: String] = [:]
+
+    final class RowCounter {
+        var count = 0
+    }
+
+    /// Registers `modelgen_row()`, which counts a view row written (`changes`).
+    func countViewRows() throws(DatabaseError) {
+        let counter = RowCounter()
+        let status = sqlite3_create_function_v2(
+            pointer, "modelgen_row", 0, SQLITE_UTF8, Unmanaged.passUnretained(counter).toOpaque(),
+            { context, _, _ in
+                Unmanaged<RowCounter>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue().count += 1
+                sqlite3_result_null(context)
+            }, nil, nil, nil)
+        guard status == SQLITE_OK else { throw DatabaseError(.sqlite, "cannot register modelgen_row()") }
+        viewRows = counter
+    }
 
     /// Runs the statements queued with `Statement.runQueued()` (PostgreSQL) and returns the rows
     /// each changed, in order; nothing on SQLite, where they ran at once.

@@ -163,6 +163,7 @@ public final class Statement {
     /// Runs a statement that returns no rows.
     public func run() throws(DatabaseError) {
         if let postgres { return try postgres.execute() }
+        connection.viewRows?.count = 0
         while try step() {}
     }
 
@@ -171,6 +172,7 @@ public final class Statement {
     /// save's writes do not wait for a round trip each. Its error, if any, comes from the flush.
     func runQueued() throws(DatabaseError) {
         if let postgres { return try postgres.enqueue() }
+        connection.viewRows?.count = 0
         while try step() {}
     }
 

@@ -115,6 +115,8 @@ public final class PersistentStore: @unchecked Sendable {
     var changeFeed: PostgresChangeFeed?
     /// On a SQLite file: notices other processes' saves while the store has subscribers.
     var externalChanges: ExternalChangeWatcher?
+    /// On a store Core Data wrote: what opening it found (nil for the runtime's own stores).
+    public internal(set) var coreData: CoreDataStatus?
     /// Recursive: a save's conflict resolution loads relationships inside its transaction.
     private let lock = NSRecursiveLock()
     /// How many `withConnection` calls are running (on the thread holding the lock).

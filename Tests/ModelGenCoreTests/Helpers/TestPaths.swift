@@ -9,27 +9,11 @@ enum TestPaths {
 
     static var models: URL { packageRoot.appendingPathComponent("Models") }
 
-    static var shared: URL {
-        if let path = ProcessInfo.processInfo.environment["MODELGEN_SHARED"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    }
+    static var shared: URL { PackagePaths.shared }
 
-    static var requiresShared: Bool { ProcessInfo.processInfo.environment["MODELGEN_REQUIRE_SHARED"] == "1" }
-
-    /// The shared folder when present. When it is missing, prints a notice and returns `nil`
-    /// (the caller skips), unless `MODELGEN_REQUIRE_SHARED=1`, where a missing folder is a failure.
+    /// The shared folder when present (see `PackagePaths.sharedFolder`).
     static func sharedFolder(_ sub: String, sourceLocation: SourceLocation = #_sourceLocation) -> URL? {
-        let url = shared.appendingPathComponent(sub)
-        if FileManager.default.fileExists(atPath: url.path) { return url }
-        if requiresShared {
-            Issue.record(
-                "shared folder missing at \(url.path) (MODELGEN_REQUIRE_SHARED=1)", sourceLocation: sourceLocation)
-        } else {
-            print("notice: skipping, shared folder not found at \(url.path) (set MODELGEN_SHARED)")
-        }
-        return nil
+        PackagePaths.sharedFolder(sub, sourceLocation: sourceLocation)
     }
 
     /// Every file named `name` below `root`, sorted by path.

@@ -1,0 +1,258 @@
+extension CoreDataBinding {
+    /// A to-one key column of a view, with what writing it also writes in the store.
+    struct KeyColumn {
+        var view: String
+        var store: String
+        /// `Z<n>_<NAME>`: the destination row's `Z_ENT`, where the store has it.
+        var companion: String?
+        /// The destination's Core Data table.
+        var destination: String
+        /// The other side of a one-to-one (Core Data keeps a key on both sides): its column in
+        /// the destination's table, and that column's `Z<n>_` companion.
+        var partner: (column: String, companion: String?)?
+    }
+
+    /// The view of one table of the runtime's layout over the root's Core Data table.
+    mutating func bindEntityTable(_ table: CoreDataHierarchy.Table) {
+        let store = table.storeName
+        let exists = storeTables[store.uppercased()] != nil
+        if !exists { mismatches.append("the store has no table \(store) for entity \(table.root.name)") }
+        explain(store, ["Z_PK", "Z_ENT", "Z_OPT"])
+        var columns: [String] = []
+        for entity in table.entities {
+            for column in entity.columns where !columns.contains(column) { columns.append(column) }
+        }
+        var plain: [(view: String, store: String)] = []
+        var keys: [KeyColumn] = []
+        var positions: [(view: String, store: String)] = []
+        var select = [
+            "Z_PK AS \"_pk\"", "CASE Z_ENT" + cases(table.entities, from: .number) + " END AS \"_entity\"",
+            "Z_OPT AS \"_version\"",
+        ]
+        for column in columns {
+            let found: String?
+            switch meaning(of: column, in: table) {
+            case .attribute(let name):
+                found = self.column(store, matching: Self.literal(Self.storeName(name)))
+                if let found {
+                    plain.append((column, found))
+                    explain(store, [found])
+                }
+            case .key(let relationship, let destination):
+                found = self.column(store, matching: Self.literal(Self.storeName(relationship.name)))
+                if let found {
+                    keys.append(keyColumn(column, found, relationship, destination, store: store))
+                }
+            case .position(let inverseName):
+                found = self.column(store, matching: "Z_FOK_" + Self.literal(inverseName))
+                if let found {
+                    positions.append((column, found))
+                    explain(store, [found])
+                }
+            case nil:
+                mismatches.append("column \(column) of \(table.name) has no place in Core Data's layout")
+                found = nil
+            }
+            if found == nil, exists { mismatches.append("the store's table \(store) has no column for \(column)") }
+            select.append("\(found.map(Self.quoted) ?? "NULL") AS \(Self.quoted(column))")
+        }
+        explainOtherSidesOfOneToOnes(table, store)
+        let numbers = table.entities.compactMap { hierarchy.number[$0.entityID] }.map(String.init)
+        let source =
+            exists
+            ? "FROM main.\(Self.quoted(store)) WHERE Z_ENT IN (\(numbers.joined(separator: ", ")))" : "WHERE 0"
+        let view = Self.quoted(table.name)
+        statements.append("CREATE TEMP VIEW \(view) AS SELECT \(select.joined(separator: ", ")) \(source)")
+        guard exists else { return }
+        let rootNumber = hierarchy.number[table.root.entityID]!
+        keyQueries[table.name] =
+            "SELECT max(coalesce((SELECT max(Z_MAX) FROM main.Z_PRIMARYKEY WHERE Z_ENT = \(rootNumber)), 0), "
+            + "coalesce((SELECT max(Z_PK) FROM main.\(Self.quoted(store))), 0))"
+        let entityNumber = "CASE NEW.\"_entity\"" + cases(table.entities, from: .code) + " END"
+        statements.append(
+            insertTrigger(table, store, plain, keys, positions, entityNumber: entityNumber, root: rootNumber))
+        statements.append(updateTrigger(view, store, plain, keys, entityNumber: entityNumber))
+        for (column, stored) in positions {
+            statements.append(
+                "CREATE TEMP TRIGGER \(Self.quoted(table.name + "_modelgen_" + column)) INSTEAD OF UPDATE OF \(Self.quoted(column)) ON \(view) BEGIN "
+                    + "UPDATE \(Self.quoted(store)) SET \(Self.quoted(stored)) = \(Self.position("NEW." + Self.quoted(column))) WHERE Z_PK = OLD.\"_pk\"; END"
+            )
+        }
+        var delete = "SELECT modelgen_row(); DELETE FROM \(Self.quoted(store)) WHERE Z_PK = OLD.\"_pk\";"
+        for key in keys {
+            if let partner = key.partner { delete += Self.clear(partner, in: key.destination, where: "OLD.\"_pk\"") }
+        }
+        statements.append(
+            "CREATE TEMP TRIGGER \(Self.quoted(table.name + "_modelgen_delete")) INSTEAD OF DELETE ON \(view) BEGIN \(delete) END"
+        )
+    }
+
+    /// What a column of the runtime's table stores.
+    enum Meaning {
+        case attribute(name: String)
+        case key(RelationshipDescription, destination: EntityDescription)
+        /// The positions of an ordered to-many whose inverse (`inverseName`) is this table's key.
+        case position(inverseName: String)
+    }
+
+    func meaning(of column: String, in table: CoreDataHierarchy.Table) -> Meaning? {
+        for entity in table.entities {
+            if let attribute = entity.attributes.first(where: { $0.column == column }) {
+                return .attribute(name: attribute.name)
+            }
+            for relationship in entity.relationships where relationship.foreignKeyColumn == column {
+                guard let destination = hierarchy.byID[relationship.destinationEntityID] else { return nil }
+                return .key(relationship, destination: destination)
+            }
+        }
+        let ids = Set(table.entities.map(\.entityID))
+        for entity in model.entities {
+            for relationship in entity.relationships where ids.contains(relationship.destinationEntityID) {
+                guard case .inverseForeignKey(_, let position?) = relationship.storage, position == column,
+                    let inverse = relationship.inverse,
+                    let destination = hierarchy.byID[relationship.destinationEntityID],
+                    inverse < destination.relationships.count
+                else { continue }
+                return .position(inverseName: destination.relationships[inverse].name.uppercased())
+            }
+        }
+        return nil
+    }
+
+    private mutating func keyColumn(
+        _ view: String, _ stored: String, _ relationship: RelationshipDescription, _ destination: EntityDescription,
+        store: String
+    ) -> KeyColumn {
+        let destinationTable = hierarchy.table(of: destination.entityID)?.storeName ?? Self.storeName(destination.name)
+        let entityColumn = "Z[0-9]+_" + Self.literal(relationship.name)
+        let companion = column(store, matching: entityColumn)
+        explain(store, [stored] + (companion.map { [$0] } ?? []))
+        var partner: (String, String?)?
+        if let inverse = relationship.inverse, inverse < destination.relationships.count,
+            !destination.relationships[inverse].isToMany
+        {
+            let name = destination.relationships[inverse].name
+            if let column = column(destinationTable, matching: Self.literal(Self.storeName(name))) {
+                partner = (column, self.column(destinationTable, matching: "Z[0-9]+_" + Self.literal(name)))
+            }
+        }
+        return KeyColumn(
+            view: view, store: stored, companion: companion, destination: destinationTable, partner: partner)
+    }
+
+    /// The non-owning side of a one-to-one keeps a key too (R6), which the runtime does not read:
+    /// the triggers of the owner's table write it.
+    private mutating func explainOtherSidesOfOneToOnes(_ table: CoreDataHierarchy.Table, _ store: String) {
+        for entity in table.entities {
+            for relationship in entity.relationships where !relationship.isToMany {
+                guard case .inverseForeignKey(_, nil) = relationship.storage else { continue }
+                if let found = column(store, matching: Self.literal(Self.storeName(relationship.name))) {
+                    explain(store, [found])
+                }
+                if let found = column(store, matching: "Z[0-9]+_" + Self.literal(relationship.name)) {
+                    explain(store, [found])
+                }
+            }
+        }
+    }
+
+    /// ` WHEN <Core Data number> THEN <runtime number>` per entity (or the other way round).
+    func cases(_ entities: [EntityDescription], from direction: CaseDirection) -> String {
+        entities.map { entity in
+            let number = hierarchy.number[entity.entityID]!
+            return direction == .number
+                ? " WHEN \(number) THEN \(entity.entityID)" : " WHEN \(entity.entityID) THEN \(number)"
+        }.joined()
+    }
+
+    enum CaseDirection { case number, code }
+
+    /// Core Data's position for the runtime's 0-based `index`: 2048, then 1024 apart.
+    static func position(_ index: String) -> String {
+        "CASE WHEN \(index) IS NULL THEN NULL ELSE 2048 + 1024 * \(index) END"
+    }
+
+    /// Clears the other side of a one-to-one in `table` where it holds `key`.
+    static func clear(_ partner: (column: String, companion: String?), in table: String, where key: String) -> String {
+        let companion = partner.companion.map { ", \(quoted($0)) = NULL" } ?? ""
+        return
+            " UPDATE \(quoted(table)) SET \(quoted(partner.column)) = NULL\(companion) WHERE \(quoted(partner.column)) = \(key);"
+    }
+
+    private func insertTrigger(
+        _ table: CoreDataHierarchy.Table, _ store: String, _ plain: [(view: String, store: String)],
+        _ keys: [KeyColumn],
+        _ positions: [(view: String, store: String)], entityNumber: String, root: Int
+    ) -> String {
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values = ["NEW.\"_pk\"", entityNumber, "coalesce(NEW.\"_version\", 1)"]
+        for (view, stored) in plain {
+            columns.append(Self.quoted(stored))
+            values.append("NEW." + Self.quoted(view))
+        }
+        for key in keys {
+            columns.append(Self.quoted(key.store))
+            values.append("NEW." + Self.quoted(key.view))
+            if let companion = key.companion {
+                columns.append(Self.quoted(companion))
+                values.append(Self.entityOf("NEW." + Self.quoted(key.view), in: key.destination))
+            }
+        }
+        for (view, stored) in positions {
+            columns.append(Self.quoted(stored))
+            values.append(Self.position("NEW." + Self.quoted(view)))
+        }
+        var body =
+            "SELECT modelgen_row(); INSERT INTO \(Self.quoted(store)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));"
+            + " UPDATE Z_PRIMARYKEY SET Z_MAX = max(coalesce(Z_MAX, 0), NEW.\"_pk\") WHERE Z_ENT = \(root);"
+        for key in keys { if let partner = key.partner { body += Self.link(partner, key, entityNumber: entityNumber) } }
+        return
+            "CREATE TEMP TRIGGER \(Self.quoted(table.name + "_modelgen_insert")) INSTEAD OF INSERT ON \(Self.quoted(table.name)) BEGIN \(body) END"
+    }
+
+    private func updateTrigger(
+        _ view: String, _ store: String, _ plain: [(view: String, store: String)], _ keys: [KeyColumn],
+        entityNumber: String
+    ) -> String {
+        var assignments = ["Z_OPT = NEW.\"_version\""]
+        for (column, stored) in plain { assignments.append("\(Self.quoted(stored)) = NEW.\(Self.quoted(column))") }
+        for key in keys {
+            assignments.append("\(Self.quoted(key.store)) = NEW.\(Self.quoted(key.view))")
+            if let companion = key.companion {
+                assignments.append(
+                    "\(Self.quoted(companion)) = \(Self.entityOf("NEW." + Self.quoted(key.view), in: key.destination))")
+            }
+        }
+        var body =
+            "SELECT modelgen_row(); UPDATE \(Self.quoted(store)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = OLD.\"_pk\";"
+        for key in keys {
+            guard let partner = key.partner else { continue }
+            let changed = "NEW.\(Self.quoted(key.view)) IS NOT OLD.\(Self.quoted(key.view))"
+            let companion = partner.companion.map { ", \(Self.quoted($0)) = NULL" } ?? ""
+            body +=
+                " UPDATE \(Self.quoted(key.destination)) SET \(Self.quoted(partner.column)) = NULL\(companion) WHERE \(Self.quoted(partner.column)) = OLD.\"_pk\" AND \(changed);"
+            body += Self.link(partner, key, entityNumber: entityNumber, when: changed)
+        }
+        return
+            "CREATE TEMP TRIGGER \(Self.quoted(String(view.dropFirst().dropLast()) + "_modelgen_update")) INSTEAD OF UPDATE ON \(view) BEGIN \(body) END"
+    }
+
+    /// Points the other side of a one-to-one at the new row.
+    private static func link(
+        _ partner: (column: String, companion: String?), _ key: KeyColumn, entityNumber: String, when: String = "1"
+    ) -> String {
+        let companion = partner.companion.map { ", \(quoted($0)) = \(entityNumber)" } ?? ""
+        return
+            " UPDATE \(quoted(key.destination)) SET \(quoted(partner.column)) = NEW.\"_pk\"\(companion) WHERE Z_PK = NEW.\(quoted(key.view)) AND \(when);"
+    }
+
+    /// The `Z_ENT` of the row of `table` whose `Z_PK` is `key` (NULL for none).
+    static func entityOf(_ key: String, in table: String) -> String {
+        "(SELECT Z_ENT FROM main.\(quoted(table)) WHERE Z_PK = \(key))"
+    }
+
+    /// Notes columns of a store table that the binding accounts for.
+    mutating func explain(_ table: String, _ columns: [String]) {
+        explained[table.uppercased(), default: []].formUnion(columns.map { $0.uppercased() })
+    }
+}

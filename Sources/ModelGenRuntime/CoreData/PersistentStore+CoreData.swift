@@ -1,0 +1,98 @@
+import Foundation
+
+extension PersistentStore {
+    /// How to open a store Core Data wrote.
+    public struct CoreDataOptions: Sendable {
+        /// Open the file read-only: nothing is written to it (a save fails), and a store of
+        /// another version of the model opens too, with what the model and the store share
+        /// (`CoreDataStatus.mismatches` says what they do not).
+        public var readOnly: Bool
+
+        public init(readOnly: Bool = false) {
+            self.readOnly = readOnly
+        }
+    }
+
+    /// What opening a store Core Data wrote found.
+    public struct CoreDataStatus: Sendable {
+        /// The store's bookkeeping, entities and row counts, and its anomalies (rows of a foreign
+        /// `Z_ENT`, which no fetch returns; `Z_MAX` below the largest `Z_PK`; stale `Z_NAME`s),
+        /// each reported once here.
+        public var report: CoreDataStoreReport
+        /// Where the store's tables and columns differ from the model's (empty when the model
+        /// version wrote the store); only a read-only store opens with any.
+        public var mismatches: [String]
+        public var isReadOnly: Bool
+    }
+
+    /// Opens a SQLite store that Core Data wrote (Apple's `Z` tables) with the generated classes of
+    /// the model that wrote it: fetches, predicates, sorting, relationships, counts and saves work
+    /// as on the runtime's own stores, and saves keep Core Data's bookkeeping (`Z_PRIMARYKEY`,
+    /// `Z_ENT`, `Z_OPT`, `Z_FOK_` positions, both sides of one-to-ones), so the app can open the
+    /// file again. The file's `-wal` and `-shm` are used in place; nothing is added to its schema.
+    ///
+    /// ```swift
+    /// let store = try PersistentStore(coreDataStoreAt: "Bookmarks.sqlite", model: BookmarksModel.model)
+    /// for anomaly in store.coreData!.report.anomalies { print(anomaly) }
+    /// ```
+    /// - Throws: `.foreignDatabase` when the file is no Core Data store; `.migration` when another
+    ///   version of the model wrote it (its tables or columns differ; open it `readOnly` to read
+    ///   what they share); `.misuse` when the store keeps persistent history or a CloudKit mirror,
+    ///   whose consumers would miss changes made here (read-only opens it); `.sqlite` when it
+    ///   cannot be read.
+    public convenience init(
+        coreDataStoreAt path: String, model: Model, options: CoreDataOptions = CoreDataOptions()
+    ) throws(DatabaseError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DatabaseError(.sqlite, "no Core Data store at \(path)")
+        }
+        let journal = try CoreDataStoreInspection.journalMode(of: path, shownAs: path)
+        let connection = try Connection(path: path, wal: false, readOnly: options.readOnly)
+        var report = try CoreDataStoreInspection.read(
+            connection, path: path, journalMode: journal,
+            hasWAL: FileManager.default.fileExists(atPath: path + "-wal"))
+        let tables = try CoreDataStoreInspection.strings(
+            connection, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+        if !options.readOnly, let foreign = tables.first(where: Self.isHistoryOrMirror) {
+            throw DatabaseError(
+                .misuse,
+                "\(path) keeps Core Data's persistent history or CloudKit mirror (\(foreign)); changes made here would be missed by them: open it read-only"
+            )
+        }
+        var binding = try CoreDataBinding(model: model, connection: connection)
+        binding.mismatches.removeAll { mismatch in
+            tables.contains(where: Self.isHistoryOrMirror) && Self.isHistoryOrMirror(mismatch.tableNamed)
+        }
+        if !binding.mismatches.isEmpty, !options.readOnly {
+            throw DatabaseError(
+                .migration,
+                "\(path) was not written by this version of model \(model.name): "
+                    + binding.mismatches.prefix(5).joined(separator: "; ")
+                    + (binding.mismatches.count > 5 ? "; and \(binding.mismatches.count - 5) more" : ""))
+        }
+        report.anomalies += binding.staleNames
+        try connection.countViewRows()
+        try connection.execute(binding.statements.joined(separator: ";\n") + ";")
+        connection.keyQueries = binding.keyQueries
+        self.init(model: model, connection: connection)
+        coreData = CoreDataStatus(report: report, mismatches: binding.mismatches, isReadOnly: options.readOnly)
+        if !options.readOnly {
+            externalChanges = ExternalChangeWatcher(store: self, interval: OpenOptions().externalChangeInterval)
+        }
+    }
+
+    /// Tables of Core Data's persistent history (`ATRANSACTION`, `ACHANGE`, …) or CloudKit
+    /// mirroring (`ANSCK…`).
+    static func isHistoryOrMirror(_ table: String) -> Bool {
+        let name = table.uppercased()
+        return ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"].contains(name) || name.hasPrefix("ANSCK")
+    }
+}
+
+extension String {
+    /// For a mismatch message naming a store table: that table (else the message).
+    fileprivate var tableNamed: String {
+        guard let range = range(of: "the store's table ") else { return self }
+        return String(self[range.upperBound...].prefix { $0 != " " && $0 != "." })
+    }
+}
