@@ -1,6 +1,8 @@
 extension CoreDataBinding {
     /// A to-one key column of a view, with what writing it also writes in the store.
     struct KeyColumn {
+        /// The Core Data table holding the key.
+        var source: String
         var view: String
         var store: String
         /// `Z<n>_<NAME>`: the destination row's `Z_ENT`, where the store has it.
@@ -12,8 +14,19 @@ extension CoreDataBinding {
         var partner: (column: String, companion: String?)?
     }
 
-    /// The view of one table of the runtime's layout over the root's Core Data table.
-    mutating func bindEntityTable(_ table: CoreDataHierarchy.Table) {
+    /// How one table of the runtime's layout maps onto its root's Core Data table.
+    struct TablePlan {
+        var table: CoreDataHierarchy.Table
+        var store: String
+        var exists: Bool
+        var select: [String]
+        var plain: [(view: String, store: String)]
+        var keys: [KeyColumn]
+        var positions: [(view: String, store: String)]
+    }
+
+    /// Maps the columns of one table of the runtime's layout onto its root's Core Data table.
+    mutating func planEntityTable(_ table: CoreDataHierarchy.Table) -> TablePlan {
         let store = table.storeName
         let exists = storeTables[store.uppercased()] != nil
         if !exists { mismatches.append("the store has no table \(store) for entity \(table.root.name)") }
@@ -57,6 +70,16 @@ extension CoreDataBinding {
             select.append("\(found.map(Self.quoted) ?? "NULL") AS \(Self.quoted(column))")
         }
         explainOtherSidesOfOneToOnes(table, store)
+        return TablePlan(
+            table: table, store: store, exists: exists, select: select, plain: plain, keys: keys, positions: positions)
+    }
+
+    /// The view of a table and its triggers; `incoming`: the keys of every table, for those that
+    /// lead into this one (a row inserted after a key to it was written completes that key's
+    /// entity column and one-to-one partner).
+    mutating func bindEntityTable(_ plan: TablePlan, incoming: [KeyColumn]) {
+        let (table, store, exists, select) = (plan.table, plan.store, plan.exists, plan.select)
+        let (plain, keys, positions) = (plan.plain, plan.keys, plan.positions)
         let numbers = table.entities.compactMap { hierarchy.number[$0.entityID] }.map(String.init)
         let source =
             exists
@@ -69,8 +92,10 @@ extension CoreDataBinding {
             "SELECT max(coalesce((SELECT max(Z_MAX) FROM main.Z_PRIMARYKEY WHERE Z_ENT = \(rootNumber)), 0), "
             + "coalesce((SELECT max(Z_PK) FROM main.\(Self.quoted(store))), 0))"
         let entityNumber = "CASE NEW.\"_entity\"" + cases(table.entities, from: .code) + " END"
+        let arriving = incoming.filter { $0.destination.uppercased() == store.uppercased() }
         statements.append(
-            insertTrigger(table, store, plain, keys, positions, entityNumber: entityNumber, root: rootNumber))
+            insertTrigger(
+                table, store, plain, keys, positions, arriving: arriving, entityNumber: entityNumber, root: rootNumber))
         statements.append(updateTrigger(view, store, plain, keys, entityNumber: entityNumber))
         for (column, stored) in positions {
             statements.append(
@@ -137,7 +162,8 @@ extension CoreDataBinding {
             }
         }
         return KeyColumn(
-            view: view, store: stored, companion: companion, destination: destinationTable, partner: partner)
+            source: store, view: view, store: stored, companion: companion, destination: destinationTable,
+            partner: partner)
     }
 
     /// The non-owning side of a one-to-one keeps a key too (R6), which the runtime does not read:
@@ -182,7 +208,7 @@ extension CoreDataBinding {
     private func insertTrigger(
         _ table: CoreDataHierarchy.Table, _ store: String, _ plain: [(view: String, store: String)],
         _ keys: [KeyColumn],
-        _ positions: [(view: String, store: String)], entityNumber: String, root: Int
+        _ positions: [(view: String, store: String)], arriving: [KeyColumn], entityNumber: String, root: Int
     ) -> String {
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var values = ["NEW.\"_pk\"", entityNumber, "coalesce(NEW.\"_version\", 1)"]
@@ -206,6 +232,20 @@ extension CoreDataBinding {
             "SELECT modelgen_row(); INSERT INTO \(Self.quoted(store)) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));"
             + " UPDATE Z_PRIMARYKEY SET Z_MAX = max(coalesce(Z_MAX, 0), NEW.\"_pk\") WHERE Z_ENT = \(root);"
         for key in keys { if let partner = key.partner { body += Self.link(partner, key, entityNumber: entityNumber) } }
+        // Keys written to this row before it existed (the runtime updates rows before it inserts).
+        for key in arriving {
+            let pointing = "FROM \(Self.quoted(key.source)) WHERE \(Self.quoted(key.store)) = NEW.\"_pk\""
+            if let companion = key.companion {
+                body +=
+                    " UPDATE \(Self.quoted(key.source)) SET \(Self.quoted(companion)) = \(entityNumber) WHERE \(Self.quoted(key.store)) = NEW.\"_pk\";"
+            }
+            if let partner = key.partner {
+                let partnerCompanion =
+                    partner.companion.map { ", \(Self.quoted($0)) = (SELECT Z_ENT \(pointing) LIMIT 1)" } ?? ""
+                body +=
+                    " UPDATE \(Self.quoted(store)) SET \(Self.quoted(partner.column)) = (SELECT Z_PK \(pointing) LIMIT 1)\(partnerCompanion) WHERE Z_PK = NEW.\"_pk\" AND EXISTS (SELECT 1 \(pointing));"
+            }
+        }
         return
             "CREATE TEMP TRIGGER \(Self.quoted(table.name + "_modelgen_insert")) INSTEAD OF INSERT ON \(Self.quoted(table.name)) BEGIN \(body) END"
     }

@@ -43,7 +43,10 @@ struct CoreDataBinding {
         storeTables = tables
         hierarchy = CoreDataHierarchy(model.entities)
         try checkPrimaryKeys(connection)
-        for table in hierarchy.tables { bindEntityTable(table) }
+        var plans: [TablePlan] = []
+        for table in hierarchy.tables { plans.append(planEntityTable(table)) }
+        let keys = plans.flatMap(\.keys)
+        for plan in plans { bindEntityTable(plan, incoming: keys) }
         bindJoinTables()
         checkEveryColumnIsExplained()
     }
