@@ -152,7 +152,7 @@ let package = Package(
             // Child processes for the crash-safety and concurrency tests.
             .executableTarget(
                 name: "modelgen-stress",
-                dependencies: ["GeneratedModels", "ModelGenRuntime"],
+                dependencies: ["GeneratedModels", "ModelGenRuntime", "CDBookmarks5"],
                 swiftSettings: swiftSettings
             ),
             .testTarget(

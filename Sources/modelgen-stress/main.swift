@@ -7,6 +7,7 @@ import ModelGenRuntime
 
 let usage = """
     usage: modelgen-stress write-loop --store PATH
+           modelgen-stress coredata-write-loop --store PATH
            modelgen-stress verify --store PATH
            modelgen-stress hammer --store PATH --writer N [--threads N] [--operations N]
            modelgen-stress rename-quiz --store PATH --id UUID --name NAME
@@ -18,6 +19,8 @@ let usage = """
     PATH is a SQLite file, or postgres:CONNECTION-STRING for a PostgreSQL database.
 
     write-loop  saves in a loop until killed, printing "begin N" before and "done N" after save N
+    coredata-write-loop
+                the same on a copy of a Core Data store of Bookmarks V5 (CoreDataWriter)
     verify      opens the store, checks it and the saves it holds; prints one JSON line
     hammer      several threads, each with its own context, increment one shared counter and add
                 rows; conflicts are retried; prints one JSON line
@@ -83,6 +86,8 @@ do {
     switch command {
     case "write-loop":
         try CrashWriter(path: store).run()
+    case "coredata-write-loop":
+        try CoreDataWriter(path: store).run()
     case "verify":
         print(try StoreVerifier(path: store).report())
     case "hammer":
