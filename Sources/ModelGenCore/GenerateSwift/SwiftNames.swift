@@ -32,7 +32,8 @@ enum SwiftNames {
         "ObservedResults", "ObservedResultsSequence", "ResultPosition", "ResultsChanges", "ResultsObservation",
         "ResultsSection",
         "SQLTraceEvent", "StoreChange", "ValueCoding", "ValueConversion", "ValueTransformers", "Aggregate",
-        "AggregateCondition", "BatchedResults", "BatchValue", "CoreDataStoreInspection", "CoreDataStoreReport",
+        "AggregateCondition", "BatchedResults", "BatchValue", "CoreDataCompiledModel", "CoreDataStoreInspection",
+        "CoreDataStoreReport",
         "ResultColumn", "ResultRow", "ResultTerm", "ValueColumn",
         "ValuesRequest",
     ]

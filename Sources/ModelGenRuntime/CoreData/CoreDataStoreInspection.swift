@@ -42,6 +42,11 @@ public struct CoreDataStoreReport: Sendable, Hashable {
     /// Entity name → `NSStoreModelVersionHashes` (32 bytes each).
     public var versionHashes: [String: Data]
     public var hasModelCache: Bool
+    /// The model that created the store, from `Z_MODELCACHE` (nil without one, or when it could
+    /// not be read: then an anomaly says why).
+    public var compiledModel: CoreDataCompiledModel?
+    /// The `CREATE TABLE` statement of every table, as the store records it (sorted).
+    public var tableStatements: [String]
     /// `wal` or `delete`, from the file's header.
     public var journalMode: String
     /// Whether a `-wal` file came with the store.
@@ -99,9 +104,21 @@ public enum CoreDataStoreInspection {
         }
         var report = CoreDataStoreReport(
             storeUUID: nil, frameworkVersion: nil, versionIdentifiers: [], versionHashes: [:],
-            hasModelCache: tables.contains("Z_MODELCACHE"), journalMode: journalMode, hasWAL: hasWAL, entities: [],
-            anomalies: [])
+            hasModelCache: tables.contains("Z_MODELCACHE"), compiledModel: nil,
+            tableStatements: try strings(
+                connection, "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL ORDER BY name"),
+            journalMode: journalMode, hasWAL: hasWAL, entities: [], anomalies: [])
         try readMetadata(connection, into: &report)
+        if report.hasModelCache {
+            let statement = try connection.makeStatement("SELECT Z_CONTENT FROM Z_MODELCACHE")
+            if try statement.step(), !statement.isNull(0) {
+                do {
+                    report.compiledModel = try CoreDataCompiledModel.decode(cache: statement.bytes(0))
+                } catch {
+                    report.anomalies.append(.init(table: "Z_MODELCACHE", row: nil, message: error.message))
+                }
+            }
+        }
         try readEntities(connection, tables: tables, into: &report)
         return report
     }

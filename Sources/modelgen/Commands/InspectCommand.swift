@@ -1,4 +1,5 @@
 import Foundation
+import ModelGenCore
 import ModelGenRuntime
 
 struct InspectCommand: Command {
@@ -11,15 +12,19 @@ struct InspectCommand: Command {
         not changed) and prints its identity from Z_METADATA, each entity of Z_PRIMARYKEY with
         its number, parent, table, row count and key high-water mark, and every anomaly (rows
         whose Z_ENT belongs to another entity, Z_MAX below the largest Z_PK, a missing table),
-        each with its table and row.
+        each with its table and row. With --model, also which version of the model bundle wrote
+        the store: the versions whose Core Data layout is the store's schema, narrowed by the
+        store's model cache (Z_MODELCACHE) where it has one.
 
-        USAGE: modelgen inspect <store.sqlite>
+        USAGE: modelgen inspect <store.sqlite> [--model <bundle.xcdatamodeld>]
 
         \(spec.help)
         EXIT STATUS: 0 read (anomalies are reported, not failures), 1 not readable or not a Core
         Data store, 64 usage error.
         """
-    static let spec = OptionSpec([])
+    static let spec = OptionSpec([
+        .valued("--model", "bundle", "The model bundle whose versions to match the store with")
+    ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
@@ -34,6 +39,12 @@ struct InspectCommand: Command {
             return .modelErrors
         }
         output.print(describe(report, path: path))
+        guard let bundle = arguments.options["--model"] else { return .success }
+        let engine = DiagnosticEngine()
+        let versions = ModelLoader().loadAll(path: bundle, diagnostics: engine)
+        if output.printDiagnostics(engine) || versions.isEmpty { return .modelErrors }
+        let match = StoreVersionMatch(report: report, versions: versions)
+        output.print(describe(match, bundle: bundle, hasCache: report.compiledModel != nil))
         return .success
     }
 
@@ -58,5 +69,28 @@ struct InspectCommand: Command {
         lines.append(report.anomalies.isEmpty ? "anomalies: none" : "anomalies:")
         for anomaly in report.anomalies { lines.append("  \(anomaly)") }
         return lines.joined(separator: "\n")
+    }
+
+    static func describe(_ match: StoreVersionMatch, bundle: String, hasCache: Bool) -> String {
+        let evidence = hasCache ? "schema and model cache" : "schema; the store has no model cache"
+        switch match.matches.count {
+        case 1: return "model version: \(match.matches[0].version) (\(evidence))"
+        case 0:
+            var lines = ["model version: none of \(bundle) matches the store"]
+            let closest = match.candidates.min {
+                $0.schemaDifferences.count + ($0.cacheDifferences?.count ?? 0)
+                    < $1.schemaDifferences.count + ($1.cacheDifferences?.count ?? 0)
+            }
+            if let closest {
+                lines.append("closest: \(closest.version)")
+                for difference in (closest.schemaDifferences + (closest.cacheDifferences ?? [])).prefix(10) {
+                    lines.append("  \(difference)")
+                }
+            }
+            return lines.joined(separator: "\n")
+        default:
+            return
+                "model version: one of \(match.matches.map(\.version).joined(separator: ", ")) (\(evidence) cannot tell them apart)"
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ModelGenRuntime
 import Testing
 
 @testable import ModelGenCore
@@ -7,8 +8,9 @@ import Testing
 /// lowered from each store's model version (STORE-LAYOUT.md §8.2) and written by
 /// `CoreDataSQLWriter` equals the store's own `sqlite_master`, statement by statement — tables with
 /// their columns in order, indexes — except where the spec says the store must be read instead:
-/// the digit suffixes of colliding join columns (R9), and indexes, which follow the compiled model
-/// in the store's `Z_MODELCACHE` rather than the XML (R11; `CoreDataModelCacheTests`).
+/// the digit suffixes of colliding join columns (R9). Indexes follow the compiled model (R11): where
+/// the store has a `Z_MODELCACHE`, its fetch indexes, indexed attributes and uniqueness constraints
+/// replace the XML's before lowering.
 @Suite struct CoreDataLayoutTests {
     @Test func theLayoutOfEveryCorpusStoreIsPredictedFromItsModel() throws {
         guard let corpus = try CoreDataCorpus.load() else { return }
@@ -16,10 +18,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         var exact = 0
         var compared = 0
+        var indexesCompared = 0
         for store in corpus.stores where store.models.count == 1 {
             let (bundle, version) = store.models[0]
             let engine = DiagnosticEngine()
-            let model = try #require(ModelLoader().load(path: bundle, version: version, diagnostics: engine))
+            var model = try #require(ModelLoader().load(path: bundle, version: version, diagnostics: engine))
+            let report = try CoreDataStoreInspection.inspect(path: store.path)
+            if let compiled = report.compiledModel { Self.takeIndexes(of: compiled, into: &model) }
             let schema = try #require(
                 SchemaLowering(layout: CoreDataLayout(frameworkVersion: store.frameworkVersion))
                     .lower(model, diagnostics: engine), "\(store.name): \(engine.diagnostics)")
@@ -31,6 +36,17 @@ import Testing
             let stored = Set(
                 try database.rows("SELECT sql FROM sqlite_master WHERE type = 'table'").compactMap { $0[0] })
             compared += 1
+            let storedIndexes = Set(
+                try database.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").compactMap {
+                    $0[0]
+                })
+            let predictedIndexes = Set(schema.indexes.map(writer.createIndex))
+            #expect(
+                predictedIndexes.map(Self.withoutJoinSuffixes).sorted()
+                    == storedIndexes.map(Self.withoutJoinSuffixes).sorted(),
+                "\(store.name): predicted only \(predictedIndexes.subtracting(storedIndexes).sorted()), stored only \(storedIndexes.subtracting(predictedIndexes).sorted())"
+            )
+            indexesCompared += storedIndexes.count
             if predicted == stored {
                 exact += 1
                 continue
@@ -45,6 +61,33 @@ import Testing
         }
         #expect(compared == 19)
         #expect(exact == 18)
+        #expect(indexesCompared > 100)
+    }
+
+    /// The compiled model's fetch indexes, indexed attributes and uniqueness constraints in place
+    /// of the XML's (the store's indexes were made from it).
+    static func takeIndexes(of compiled: CoreDataCompiledModel, into model: inout ObjectModel) {
+        let byName = Dictionary(uniqueKeysWithValues: compiled.entities.map { ($0.name, $0) })
+        for index in model.entities.indices {
+            guard let entity = byName[model.entities[index].name] else { continue }
+            model.entities[index].fetchIndexes = entity.fetchIndexes.map { fetchIndex in
+                FetchIndex(
+                    name: fetchIndex.name,
+                    elements: fetchIndex.elements.map {
+                        .init(
+                            property: $0.property, expression: nil, isAscending: $0.isAscending, type: "Binary", line: 0
+                        )
+                    }, isLegacy: false, line: 0)
+            }
+            let indexed = Set(entity.attributes.filter(\.isIndexed).map(\.name))
+            for attribute in model.entities[index].attributes.indices {
+                model.entities[index].attributes[attribute].isIndexed =
+                    indexed.contains(model.entities[index].attributes[attribute].name)
+            }
+            model.entities[index].uniquenessConstraints = entity.uniquenessConstraints.map {
+                UniquenessConstraint(properties: $0, propertyLines: $0.map { _ in 0 }, line: 0)
+            }
+        }
     }
 
     /// A join column's name without its collision suffix (`Z_3ARTWORKS2` → `Z_3ARTWORKS`).

@@ -1,5 +1,6 @@
 import Foundation
 import ModelGenRuntime
+import TestSupport
 import Testing
 
 /// `CoreDataStoreInspection` on every store of `../shared/corpus/stores`: what it reads equals the
@@ -76,5 +77,44 @@ import Testing
         }
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: path + ".txt"))
         #expect(throws: DatabaseError.self) { _ = try CoreDataStoreInspection.inspect(path: path + ".txt") }
+    }
+
+    /// A model cache that is damaged anywhere (cut short, bits flipped) is reported as an
+    /// anomaly or decodes to some model: never a crash or a hang.
+    @Test func aDamagedModelCacheIsAnAnomaly() throws {
+        guard let corpus = try CoreDataCorpus.load() else { return }
+        let store = try #require(corpus.stores.first { $0.name == "Bookmarks_V4.sqlite" })
+        let directory = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = try store.copy(into: directory)
+        let original = try #require(try CoreDataStoreInspection.inspect(path: path).compiledModel)
+        #expect(original.entities.map(\.name) == ["BookmarkEntity"])
+        let database = try SQLiteDatabase(path: path)
+        let hex = try #require(try database.rows("SELECT hex(Z_CONTENT) FROM Z_MODELCACHE").first?[0] ?? nil)
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        var random = SplitMix(seed: 27)
+        var reported = 0
+        for trial in 0..<60 {
+            var damaged = bytes
+            if trial < 30 {
+                damaged = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
+            } else {
+                for _ in 0..<3 { damaged[Int(random.next() % UInt64(bytes.count))] ^= UInt8(1 << (random.next() % 8)) }
+            }
+            let literal = damaged.map { String(format: "%02X", $0) }.joined()
+            try database.execute("UPDATE Z_MODELCACHE SET Z_CONTENT = X'\(literal)'")
+            let report = try CoreDataStoreInspection.inspect(path: path)
+            if report.compiledModel == nil {
+                #expect(report.anomalies.contains { $0.table == "Z_MODELCACHE" }, "trial \(trial)")
+                reported += 1
+            }
+        }
+        #expect(reported >= 30)
     }
 }

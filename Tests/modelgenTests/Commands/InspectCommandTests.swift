@@ -1,0 +1,90 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `modelgen inspect STORE --model BUNDLE` names the model version that wrote each corpus store
+/// (STORE-LAYOUT.md §8.2), from the schema and, where the store has one, its model cache — which
+/// alone tells `BookmarksModel` from `BookmarksModel 2` (their schemas are equal); and
+/// `modelgen sql --layout coredata` prints Core Data's own tables.
+@Suite struct InspectCommandTests {
+    static let versions: [String: (String, String)] = {
+        let cdp = "alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld"
+        let artsy = "artsy__energy/Resources/CoreData/ArtsyPartner.xcdatamodeld"
+        let bookmarks = "duckduckgo__BrowserServicesKit/Sources/Bookmarks/BookmarksModel.xcdatamodeld"
+        let xcs = "richardpiazza__XCServerCoreData/Resources/XCServerCoreData.xcdatamodeld"
+        return [
+            "SampleModel_V1.sqlite": (cdp, "SampleModel"), "SampleModel_V2.sqlite": (cdp, "SampleModel2"),
+            "SampleModel3_V1.sqlite": (
+                "alemar11__CoreDataPlus/Tests/Resources/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"
+            ),
+            "ArtsyPartner_1.3.sqlite": (artsy, "ArtsyPartner 5"),
+            "ArtsyPartner_1.3.5.sqlite": (artsy, "ArtsyPartner 5"),
+            "ArtsyPartner_1.4.sqlite": (artsy, "ArtsyFolio v1.4"),
+            "ArtsyPartner_1.6.sqlite": (artsy, "ArtsyFolio v1.5"),
+            "ArtsyPartner_2.0.sqlite": (artsy, "ArtsyFolio v2.0"),
+            "oss_stubbed_data.sqlite": (artsy, "ArtsyFolio v2.3"),
+            "Bookmarks_V1.sqlite": (bookmarks, "BookmarksModel"),
+            "Bookmarks_V2.sqlite": (bookmarks, "BookmarksModel 2"),
+            "Bookmarks_V3.sqlite": (bookmarks, "BookmarksModel 3"),
+            "Bookmarks_V4.sqlite": (bookmarks, "BookmarksModel 4"),
+            "Bookmarks_V5.sqlite": (bookmarks, "BookmarksModel 5"),
+            "SyncMetadata_V3.sqlite": (
+                "duckduckgo__BrowserServicesKit/Sources/DDGSync/SyncMetadata.xcdatamodeld", "SyncMetadata 3"
+            ),
+            "XCServerCoreData_1.2.0.sqlite": (xcs, "XCServerCoreData1.2.0"),
+            "XCServerCoreData_1.2.0_empty.sqlite": (xcs, "XCServerCoreData1.2.0"),
+            "XCServerCoreData_2.0.0_empty.sqlite": (xcs, "XCServerCoreData2.0.0"),
+            "XCServerCoreData_2.0.1.sqlite": (xcs, "XCServerCoreData2.0.1"),
+        ]
+    }()
+
+    @Test func theModelVersionOfEveryCorpusStoreIsNamed() throws {
+        guard let folder = PackagePaths.sharedFolder("corpus/stores") else { return }
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        var named = 0
+        while let url = enumerator?.nextObject() as? URL {
+            guard url.pathExtension == "sqlite", let (bundle, version) = Self.versions[url.lastPathComponent] else {
+                continue
+            }
+            let result = try CLIRunner.run(["inspect", url.path, "--model", folder.appendingPathComponent(bundle).path])
+            #expect(result.status == 0, "\(url.lastPathComponent): \(result.stderr)")
+            let line = result.stdout.split(separator: "\n").last { $0.hasPrefix("model version:") }
+            #expect(
+                line?.hasPrefix("model version: \(version) (") == true, "\(url.lastPathComponent): \(line ?? "none")")
+            named += 1
+        }
+        #expect(named == 19)
+        // One version's schema with another version's model: named as none, with the differences.
+        let bookmarks = folder.appendingPathComponent(Self.versions["Bookmarks_V1.sqlite"]!.0)
+        let other = try CLIRunner.run([
+            "inspect",
+            folder.appendingPathComponent(
+                "duckduckgo__BrowserServicesKit/Tests/DDGSyncTests/Resources/SyncMetadata_V3.sqlite"
+            )
+            .path, "--model", bookmarks.path,
+        ])
+        #expect(other.status == 0)
+        #expect(other.stdout.contains("model version: none of \(bookmarks.path) matches the store"))
+        #expect(other.stdout.contains("closest: "))
+    }
+
+    @Test func sqlPrintsCoreDataTables() throws {
+        guard let folder = PackagePaths.sharedFolder("corpus/stores") else { return }
+        let bundle = folder.appendingPathComponent(Self.versions["Bookmarks_V4.sqlite"]!.0).path
+        let result = try CLIRunner.run(["sql", bundle, "--layout", "coredata", "--model-version", "BookmarksModel 4"])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout.contains(
+                "CREATE TABLE Z_1FAVORITES ( Z_1FAVORITEFOLDERS INTEGER, Z_1FAVORITES INTEGER, Z_FOK_1FAVORITES INTEGER, PRIMARY KEY (Z_1FAVORITEFOLDERS, Z_1FAVORITES) );"
+            ))
+        #expect(
+            result.stdout.contains(
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);"
+            ))
+        let misuse = try CLIRunner.run(["sql", bundle, "--framework-version", "754"])
+        #expect(misuse.status == 64)
+        #expect(misuse.stderr.contains("--framework-version applies to --layout coredata"))
+        let postgres = try CLIRunner.run(["sql", bundle, "--layout", "coredata", "--dialect", "postgres"])
+        #expect(postgres.status == 64)
+    }
+}
