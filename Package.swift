@@ -21,7 +21,7 @@ let examples: [(String, String, Bool)] = [
 let coreDataStoreModels = [
     "CDSampleModel", "CDSampleModel2", "CDSampleModel3", "CDArtsyPartner5", "CDArtsyFolio14", "CDArtsyFolio15",
     "CDArtsyFolio20", "CDArtsyFolio23", "CDBookmarks1", "CDBookmarks2", "CDBookmarks3", "CDBookmarks4",
-    "CDBookmarks5", "CDSyncMetadata3", "CDXCServer120", "CDXCServer200", "CDXCServer201",
+    "CDBookmarks5", "CDSyncMetadata3", "CDXCServer120", "CDXCServer200", "CDXCServer201", "CDAppRatingPrompt",
 ]
 
 let package = Package(

@@ -31,3 +31,11 @@ CDXCServer120|richardpiazza__XCServerCoreData/Resources/XCServerCoreData.xcdatam
 CDXCServer200|richardpiazza__XCServerCoreData/Resources/XCServerCoreData.xcdatamodeld|XCServerCoreData2.0.0
 CDXCServer201|richardpiazza__XCServerCoreData/Resources/XCServerCoreData.xcdatamodeld|XCServerCoreData2.0.1
 LIST
+# The iOS app's store holds the entities of three bundles: their merged model.
+bsk="$stores/duckduckgo__BrowserServicesKit/Sources"
+rm -f Tests/CoreDataStoreModels/CDAppRatingPrompt/CDAppRatingPrompt.swift
+.build/debug/modelgen generate --name Database --output Tests/CoreDataStoreModels/CDAppRatingPrompt \
+    --single-file CDAppRatingPrompt.swift \
+    "$stores/duckduckgo__iOS/DuckDuckGo/AppRatingPrompt.xcdatamodeld/AppRatingPrompt.xcdatamodel" \
+    "$bsk/BrowserServicesKit/SmarterEncryption/Store/HTTPSUpgrade.xcdatamodeld/HTTPSUpgrade 3.xcdatamodel" \
+    "$bsk/RemoteMessaging/CoreData/RemoteMessaging.xcdatamodeld/RemoteMessaging.xcdatamodel"

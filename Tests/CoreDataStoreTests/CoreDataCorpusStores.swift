@@ -1,3 +1,4 @@
+import CDAppRatingPrompt
 import CDArtsyFolio14
 import CDArtsyFolio15
 import CDArtsyFolio20
@@ -59,10 +60,12 @@ enum CoreDataCorpusStores {
         "XCServerCoreData_1.2.0_empty.sqlite": CDXCServer120.XCServerCoreDataModel.model,
         "XCServerCoreData_2.0.0_empty.sqlite": CDXCServer200.XCServerCoreDataModel.model,
         "XCServerCoreData_2.0.1.sqlite": CDXCServer201.XCServerCoreDataModel.model,
+        // The merged model of three bundles (`modelgen generate --name Database A B C`).
+        "Database.sqlite": CDAppRatingPrompt.DatabaseModel.model,
     ]
 
-    /// Every `.sqlite` file under the stores folder, with its model where §8.2 names one model
-    /// (the merged-model store `Database.sqlite` has none here); nil when `../shared` is missing.
+    /// Every `.sqlite` file under the stores folder with its model, and the names of any without
+    /// one; nil when `../shared` is missing.
     static func all() -> (stores: [Store], withoutModel: [String])? {
         guard let folder = PackagePaths.sharedFolder("corpus/stores") else { return nil }
         var stores: [Store] = []

@@ -44,6 +44,21 @@ public struct GeneratePipeline: Sendable {
         return try run(model: model, bundle: path, diagnostics: diagnostics)
     }
 
+    /// The files of the merged model of several (each a bundle's current version, a `.xcdatamodel`
+    /// or a `contents` file), called `name`: one store holding the entities of several models, as
+    /// Core Data's merged models make. No migrations (a merge has no versions).
+    public func run(paths: [String], name: String, diagnostics: DiagnosticEngine) throws(SwiftGenerationError)
+        -> [GeneratedFile]?
+    {
+        var models: [ObjectModel] = []
+        for path in paths {
+            guard let model = ModelLoader().load(path: path, diagnostics: diagnostics) else { return nil }
+            models.append(model)
+        }
+        guard let merged = ObjectModel.merging(models, name: name, diagnostics: diagnostics) else { return nil }
+        return try run(model: merged, bundle: nil, diagnostics: diagnostics)
+    }
+
     /// The files of a loaded model; `bundle` (when the model came from one) supplies the versions
     /// whose migrations the generated code carries.
     /// - Parameters:

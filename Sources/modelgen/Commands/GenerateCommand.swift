@@ -12,7 +12,10 @@ struct GenerateCommand: Command {
         for use with ModelGenRuntime. Files are rewritten only when their bytes change; files this
         model's generation wrote before and no longer writes (an entity removed) are removed.
 
-        USAGE: modelgen generate [<options>] <model> --output <directory>
+        Several models are merged into one (as Core Data merges the models of an app whose store
+        holds the entities of several bundles); --name names it.
+
+        USAGE: modelgen generate [<options>] <model>... --output <directory>
 
         \(spec.help)
         EXIT STATUS: 0 success (with --check: the directory is up to date), 1 model errors, a bad
@@ -41,6 +44,7 @@ struct GenerateCommand: Command {
         .flag("--sql", "Also write <Model>.sqlite.sql and <Model>.postgres.sql"),
         .valued("--configuration", "name", "Only the entities of this configuration"),
         .valued("--model-version", "name", "Use this version instead of the current one"),
+        .valued("--name", "name", "The merged model's name (with several models)"),
         .flag("--warnings-as-errors", "Treat warnings as errors"),
         .flag(
             "--check",
@@ -57,14 +61,25 @@ struct GenerateCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
-        guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
-            throw UsageError(message: arguments.positionals.isEmpty ? "missing model path" : "generate takes one model")
+        guard let path = arguments.positionals.first else { throw UsageError(message: "missing model path") }
+        let merged = arguments.positionals.count > 1
+        if merged {
+            guard arguments.options["--name"] != nil else {
+                throw UsageError(message: "several models are merged into one: name it with --name")
+            }
+            guard arguments.options["--model-version"] == nil else {
+                throw UsageError(
+                    message: "with several models, give each version's .xcdatamodel folder instead of --model-version")
+            }
+        } else if arguments.options["--name"] != nil {
+            throw UsageError(message: "--name names a merge of several models")
         }
         guard let directory = arguments.options["--output"] else {
             throw UsageError(message: "missing --output <directory>")
         }
         let resolved: Resolved
-        switch resolve(arguments, path: path) {
+        let source = merged ? arguments.positionals.map(sourceName).joined(separator: " + ") : sourceName(path)
+        switch resolve(arguments, sourceName: source) {
         case .success(let value): resolved = value
         case .failure(let problem):
             output.printError("modelgen: error: \(problem.message)")
@@ -79,7 +94,11 @@ struct GenerateCommand: Command {
             options: options, templates: overrides, configuration: configuration, includesSQL: arguments.has("--sql"))
         let files: [GeneratedFile]?
         do {
-            files = try pipeline.run(path: path, version: arguments.options["--model-version"], diagnostics: engine)
+            if merged, let name = arguments.options["--name"] {
+                files = try pipeline.run(paths: arguments.positionals, name: name, diagnostics: engine)
+            } else {
+                files = try pipeline.run(path: path, version: arguments.options["--model-version"], diagnostics: engine)
+            }
         } catch {
             output.printError("modelgen: error: \(error)")
             return .modelErrors
@@ -110,7 +129,7 @@ struct GenerateCommand: Command {
         var templates: [String: String]
     }
 
-    private static func resolve(_ arguments: ParsedArguments, path: String) -> Result<
+    private static func resolve(_ arguments: ParsedArguments, sourceName: String) -> Result<
         Resolved, GenerateConfiguration.Problem
     > {
         var file = GenerateConfiguration()
@@ -134,7 +153,7 @@ struct GenerateCommand: Command {
         }
         let access = arguments.options["--access"].flatMap(SwiftGenerationOptions.Access.init) ?? file.access ?? .public
         let options = SwiftGenerationOptions(
-            access: access, sourceName: sourceName(path), singleFile: arguments.options["--single-file"],
+            access: access, sourceName: sourceName, singleFile: arguments.options["--single-file"],
             observable: arguments.has("--observable") || file.observable == true)
         return .success(
             Resolved(

@@ -64,6 +64,7 @@ import Testing
         }
         #expect(declared.count > 60)
         let tested = Set(DiagnosticCases.all.map(\.id)).union(LoaderTests.testedIDs).union(LoweringTests.testedIDs)
+            .union(CoreDataLayoutTests.testedIDs)
         #expect(declared.subtracting(tested).sorted() == [], "ids without a location test")
     }
 

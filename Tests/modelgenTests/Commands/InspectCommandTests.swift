@@ -88,3 +88,32 @@ import Testing
         #expect(postgres.status == 64)
     }
 }
+
+/// `modelgen generate A B C --name N`: the merged model of several bundles, as the app whose
+/// store holds their entities uses it.
+@Suite struct MergedGenerateTests {
+    @Test func severalModelsAreGeneratedAsOne() throws {
+        guard let folder = PackagePaths.sharedFolder("corpus/stores") else { return }
+        let sources = folder.appendingPathComponent("duckduckgo__BrowserServicesKit/Sources")
+        let models = [
+            folder.appendingPathComponent(
+                "duckduckgo__iOS/DuckDuckGo/AppRatingPrompt.xcdatamodeld/AppRatingPrompt.xcdatamodel"),
+            sources.appendingPathComponent("BrowserServicesKit/SmarterEncryption/Store/HTTPSUpgrade.xcdatamodeld"),
+            sources.appendingPathComponent("RemoteMessaging/CoreData/RemoteMessaging.xcdatamodeld"),
+        ].map(\.path)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("merged-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try CLIRunner.run(["generate", "--name", "Database", "--output", output.path] + models)
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(files.contains("DatabaseModel.swift"))
+        #expect(files.contains("HTTPSExcludedDomain.swift") && files.contains("AppRatingPromptEntity.swift"))
+        let unnamed = try CLIRunner.run(["generate", "--output", output.path] + models)
+        #expect(unnamed.status == 64)
+        #expect(unnamed.stderr.contains("name it with --name"))
+        // The same bundle twice: its entities collide.
+        let twice = try CLIRunner.run(["generate", "--name", "Twice", "--output", output.path, models[1], models[1]])
+        #expect(twice.status == 1)
+        #expect(twice.stderr.contains("[merged-entity-twice]"))
+    }
+}
