@@ -416,6 +416,7 @@ extension SwiftContextBuilder {
         context.member(Key.modelTypeName, modelTypeName)
         context.member(Key.modelNameLiteral, SwiftNames.literal(model.modelName ?? model.versionName ?? ""))
         context.member(Key.schemaHashLiteral, SwiftNames.literal(schemaHash))
+        context.member(Key.coreDataFingerprintLiteral, SwiftNames.literal(model.coreDataVersionFingerprint))
         context.member(Key.ddlLiteral, context.string { SwiftNames.appendRawMultilineLiteral(sqliteDDL, to: &$0) })
         context.member(
             Key.postgresDDLLiteral, context.string { SwiftNames.appendRawMultilineLiteral(postgresDDL, to: &$0) })

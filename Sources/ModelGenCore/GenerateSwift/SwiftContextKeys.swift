@@ -115,6 +115,7 @@ enum ContextKey {
     static let hasMigrations = MustacheKey("hasMigrations")
     static let modelNameLiteral = MustacheKey("modelNameLiteral")
     static let schemaHashLiteral = MustacheKey("schemaHashLiteral")
+    static let coreDataFingerprintLiteral = MustacheKey("coreDataFingerprintLiteral")
     static let ddlLiteral = MustacheKey("ddlLiteral")
     static let entities = MustacheKey("entities")
     static let compositeTypes = MustacheKey("compositeTypes")

@@ -48,6 +48,40 @@ public struct CoreDataCompiledModel: Sendable, Hashable {
     /// By name.
     public var entities: [Entity]
 
+    /// What Core Data stores and hashes of each entity, one line per feature, sorted (entities,
+    /// parents, modifiers, own attributes and relationships); the generator writes the same lines
+    /// from the XML (`ObjectModel.coreDataVersionFeatures` in ModelGenCore), so equal lines mean
+    /// that model version made this one.
+    public var versionFeatures: [String] {
+        var lines: [String] = []
+        for entity in entities {
+            lines.append("entity \(entity.name) < \(entity.parent ?? "-") vhm \(entity.versionHashModifier ?? "-")")
+            for attribute in entity.attributes {
+                lines.append(
+                    "attribute \(entity.name).\(attribute.name) type \(attribute.typeCode) optional \(attribute.isOptional) vhm \(attribute.versionHashModifier ?? "-")"
+                )
+            }
+            for relationship in entity.relationships {
+                lines.append(
+                    "relationship \(entity.name).\(relationship.name) → \(relationship.destination) inverse \(relationship.inverse ?? "-") to-many \(relationship.isToMany) ordered \(relationship.isOrdered) optional \(relationship.isOptional) vhm \(relationship.versionHashModifier ?? "-")"
+                )
+            }
+        }
+        return lines.sorted()
+    }
+
+    /// FNV-1a (64 bits) of `versionFeatures` joined by newlines, as 16 hex digits: what generated
+    /// code carries as `PersistentStore.Model.coreDataFingerprint`.
+    public var versionFingerprint: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in versionFeatures.joined(separator: "\n").utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+
     /// Decodes the content of `Z_MODELCACHE.Z_CONTENT`.
     /// - Throws: `.conversion` when it is not a model archive this reader understands.
     public static func decode(cache: [UInt8]) throws(DatabaseError) -> CoreDataCompiledModel {

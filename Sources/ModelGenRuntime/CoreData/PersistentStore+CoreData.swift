@@ -60,6 +60,14 @@ extension PersistentStore {
             )
         }
         var binding = try CoreDataBinding(model: model, connection: connection)
+        // The model cache tells apart versions of one schema (a changed version hash modifier).
+        if let compiled = report.compiledModel, let expected = model.coreDataFingerprint,
+            compiled.versionFingerprint != expected
+        {
+            binding.mismatches.append(
+                "the store's model cache describes another version of the model (fingerprint \(compiled.versionFingerprint), the generated code's \(expected))"
+            )
+        }
         binding.mismatches.removeAll { mismatch in
             tables.contains(where: Self.isHistoryOrMirror) && Self.isHistoryOrMirror(mismatch.tableNamed)
         }

@@ -27,16 +27,21 @@ public final class PersistentStore: @unchecked Sendable {
         public var migrations: [Migration]
         /// The same migrations on PostgreSQL.
         public var postgresMigrations: [Migration]
+        /// What a store Core Data wrote with this model version has in its model cache
+        /// (`CoreDataCompiledModel.versionFingerprint`): how such a store is recognised beyond its
+        /// schema. `nil` in code generated without it.
+        public var coreDataFingerprint: String?
 
         public init(
             name: String, sqliteDDL: String, postgresDDL: String? = nil, schemaHash: String,
-            entities: [EntityDescription],
+            coreDataFingerprint: String? = nil, entities: [EntityDescription],
             migrations: [Migration] = [], postgresMigrations: [Migration] = []
         ) {
             self.name = name
             self.sqliteDDL = sqliteDDL
             self.postgresDDL = postgresDDL
             self.schemaHash = schemaHash
+            self.coreDataFingerprint = coreDataFingerprint
             self.entities = entities
             self.migrations = migrations
             self.postgresMigrations = postgresMigrations

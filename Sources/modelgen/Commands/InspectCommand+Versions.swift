@@ -48,56 +48,12 @@ struct StoreVersionMatch {
         statement.replacing(/(Z_\d+[A-Z_]*[A-Z])\d+\b/) { $0.output.1 }
     }
 
-    /// What differs between the compiled model and `model` in what Core Data stores and hashes:
-    /// entities and parents, each one's own persistent attributes (type, optionality, version
-    /// hash modifier) and relationships (destination, inverse, cardinality, order).
+    /// What differs between the compiled model and `model` in what Core Data stores and hashes
+    /// (`versionFeatures` of each side).
     static func differences(_ compiled: CoreDataCompiledModel, _ model: ObjectModel) -> [String] {
-        let cached = Set(compiled.entities.flatMap(features))
-        let modeled = Set(model.entities.flatMap { features(of: $0, in: model) })
+        let cached = Set(compiled.versionFeatures)
+        let modeled = Set(model.coreDataVersionFeatures)
         return cached.subtracting(modeled).sorted().map { "the cache has \($0)" }
             + modeled.subtracting(cached).sorted().map { "the model has \($0)" }
-    }
-
-    private static func features(_ entity: CoreDataCompiledModel.Entity) -> [String] {
-        ["entity \(entity.name) < \(entity.parent ?? "-") vhm \(entity.versionHashModifier ?? "-")"]
-            + entity.attributes.map {
-                "attribute \(entity.name).\($0.name) type \($0.typeCode) optional \($0.isOptional) vhm \($0.versionHashModifier ?? "-")"
-            }
-            + entity.relationships.map {
-                "relationship \(entity.name).\($0.name) → \($0.destination) inverse \($0.inverse ?? "-") to-many \($0.isToMany) ordered \($0.isOrdered) optional \($0.isOptional) vhm \($0.versionHashModifier ?? "-")"
-            }
-    }
-
-    private static func features(of entity: Entity, in model: ObjectModel) -> [String] {
-        let parent = entity.parent.map { model.entities[$0].name } ?? "-"
-        return ["entity \(entity.name) < \(parent) vhm \(entity.versionHashModifier ?? "-")"]
-            + entity.attributes.filter { !$0.isTransient && $0.type.isStorable }.map {
-                "attribute \(entity.name).\($0.name) type \(typeCode($0.type)) optional \($0.isOptional) vhm \($0.versionHashModifier ?? "-")"
-            }
-            + entity.relationships.filter { !$0.isTransient }.map {
-                "relationship \(entity.name).\($0.name) → \($0.destinationName) inverse \($0.inverseName ?? "-") to-many \($0.isToMany) ordered \($0.isOrdered) optional \($0.isOptional) vhm \($0.versionHashModifier ?? "-")"
-            }
-    }
-
-    /// `NSAttributeType` of an attribute type.
-    static func typeCode(_ type: AttributeType) -> Int {
-        switch type {
-        case .integer16: 100
-        case .integer32: 200
-        case .integer64: 300
-        case .decimal: 400
-        case .double: 500
-        case .float: 600
-        case .string: 700
-        case .boolean: 800
-        case .date: 900
-        case .binary: 1000
-        case .uuid: 1100
-        case .uri: 1200
-        case .transformable: 1800
-        case .objectID: 2000
-        case .composite: 2100
-        case .undefined: 0
-        }
     }
 }

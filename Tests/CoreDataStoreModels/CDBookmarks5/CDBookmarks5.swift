@@ -113,6 +113,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "7f76d8caaa3768eef80bb5b314bb06f0fb0229fa3079c0f1481a12adf6f21230",
+        coreDataFingerprint: "66c3b71a5bcce63d",
         entities: [
             BookmarkEntity.entityDescription,
         ],

@@ -109,6 +109,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "96e3e1e8ede96110f1eb3d267034c802f01dcf898689b332b54fc2dd1c98e684",
+        coreDataFingerprint: "b4439146101201bc",
         entities: [
             Car.entityDescription,
             ExpensiveSportCar.entityDescription,

@@ -1,0 +1,63 @@
+extension ObjectModel {
+    /// What Core Data stores and hashes of each entity, one line per feature, sorted: entities
+    /// with their parents and version hash modifiers, their own persistent attributes (type code,
+    /// optionality, modifier) and relationships (destination, inverse, cardinality, order,
+    /// optionality, modifier). A store's model cache gives the same lines
+    /// (`CoreDataCompiledModel.versionFeatures` in ModelGenRuntime, which must write them
+    /// identically): equal lines mean this model version wrote the store.
+    public var coreDataVersionFeatures: [String] {
+        var lines: [String] = []
+        for entity in entities {
+            let parent = entity.parent.map { entities[$0].name } ?? "-"
+            lines.append("entity \(entity.name) < \(parent) vhm \(entity.versionHashModifier ?? "-")")
+            for attribute in entity.attributes where !attribute.isTransient && attribute.type.isStorable {
+                lines.append(
+                    "attribute \(entity.name).\(attribute.name) type \(Self.coreDataTypeCode(attribute.type)) optional \(attribute.isOptional) vhm \(attribute.versionHashModifier ?? "-")"
+                )
+            }
+            for relationship in entity.relationships where !relationship.isTransient {
+                lines.append(
+                    "relationship \(entity.name).\(relationship.name) → \(relationship.destinationName) inverse \(relationship.inverseName ?? "-") to-many \(relationship.isToMany) ordered \(relationship.isOrdered) optional \(relationship.isOptional) vhm \(relationship.versionHashModifier ?? "-")"
+                )
+            }
+        }
+        return lines.sorted()
+    }
+
+    /// A short fingerprint of `coreDataVersionFeatures` (FNV-1a, 64 bits, of the lines joined
+    /// by newlines, in hex), carried by generated code to recognise the version's stores.
+    public var coreDataVersionFingerprint: String { Self.fingerprint(coreDataVersionFeatures) }
+
+    /// FNV-1a (64 bits) of the lines joined by newlines, as 16 hex digits.
+    public static func fingerprint(_ lines: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in lines.joined(separator: "\n").utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+
+    /// Core Data's `NSAttributeType` code of an attribute type.
+    public static func coreDataTypeCode(_ type: AttributeType) -> Int {
+        switch type {
+        case .integer16: 100
+        case .integer32: 200
+        case .integer64: 300
+        case .decimal: 400
+        case .double: 500
+        case .float: 600
+        case .string: 700
+        case .boolean: 800
+        case .date: 900
+        case .binary: 1000
+        case .uuid: 1100
+        case .uri: 1200
+        case .transformable: 1800
+        case .objectID: 2000
+        case .composite: 2100
+        case .undefined: 0
+        }
+    }
+}
