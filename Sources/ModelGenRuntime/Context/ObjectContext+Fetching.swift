@@ -83,7 +83,7 @@ extension ObjectContext {
                     !present.contains(ObjectIdentifier(object))
                 else { continue }
                 if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true {
-                    objects.append(unsafeBitCast(object, to: T.self))
+                    objects.append(unsafeDowncast(object, to: T.self))
                 }
             }
             objects = Self.sorted(objects, by: request.sortDescriptors)

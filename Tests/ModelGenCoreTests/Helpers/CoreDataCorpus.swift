@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The Core Data stores of `../shared/corpus/stores`, each with the model version that wrote it as
@@ -31,44 +32,6 @@ struct CoreDataCorpus {
         }
     }
 
-    /// STORE-LAYOUT.md §8.2's model version per store file name: bundle (relative to the stores
-    /// folder) and version.
-    static let versions: [String: [(String, String)]] = {
-        let cdp = "alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld"
-        let artsy = "artsy__energy/Resources/CoreData/ArtsyPartner.xcdatamodeld"
-        let bookmarks = "duckduckgo__BrowserServicesKit/Sources/Bookmarks/BookmarksModel.xcdatamodeld"
-        let xcs = "richardpiazza__XCServerCoreData/Resources/XCServerCoreData.xcdatamodeld"
-        let bsk = "duckduckgo__BrowserServicesKit/Sources"
-        return [
-            "SampleModel_V1.sqlite": [(cdp, "SampleModel")],
-            "SampleModel_V2.sqlite": [(cdp, "SampleModel2")],
-            "SampleModel3_V1.sqlite": [
-                ("alemar11__CoreDataPlus/Tests/Resources/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3")
-            ],
-            "ArtsyPartner_1.3.sqlite": [(artsy, "ArtsyPartner 5")],
-            "ArtsyPartner_1.3.5.sqlite": [(artsy, "ArtsyPartner 5")],
-            "ArtsyPartner_1.4.sqlite": [(artsy, "ArtsyFolio v1.4")],
-            "ArtsyPartner_1.6.sqlite": [(artsy, "ArtsyFolio v1.5")],
-            "ArtsyPartner_2.0.sqlite": [(artsy, "ArtsyFolio v2.0")],
-            "oss_stubbed_data.sqlite": [(artsy, "ArtsyFolio v2.3")],
-            "Bookmarks_V1.sqlite": [(bookmarks, "BookmarksModel")],
-            "Bookmarks_V2.sqlite": [(bookmarks, "BookmarksModel 2")],
-            "Bookmarks_V3.sqlite": [(bookmarks, "BookmarksModel 3")],
-            "Bookmarks_V4.sqlite": [(bookmarks, "BookmarksModel 4")],
-            "Bookmarks_V5.sqlite": [(bookmarks, "BookmarksModel 5")],
-            "SyncMetadata_V3.sqlite": [(bsk + "/DDGSync/SyncMetadata.xcdatamodeld", "SyncMetadata 3")],
-            "Database.sqlite": [
-                ("duckduckgo__iOS/DuckDuckGo/AppRatingPrompt.xcdatamodeld", "AppRatingPrompt"),
-                (bsk + "/BrowserServicesKit/SmarterEncryption/Store/HTTPSUpgrade.xcdatamodeld", "HTTPSUpgrade 3"),
-                (bsk + "/RemoteMessaging/CoreData/RemoteMessaging.xcdatamodeld", "RemoteMessaging"),
-            ],
-            "XCServerCoreData_1.2.0.sqlite": [(xcs, "XCServerCoreData1.2.0")],
-            "XCServerCoreData_1.2.0_empty.sqlite": [(xcs, "XCServerCoreData1.2.0")],
-            "XCServerCoreData_2.0.0_empty.sqlite": [(xcs, "XCServerCoreData2.0.0")],
-            "XCServerCoreData_2.0.1.sqlite": [(xcs, "XCServerCoreData2.0.1")],
-        ]
-    }()
-
     var folder: URL
     var stores: [Store]
 
@@ -83,7 +46,9 @@ struct CoreDataCorpus {
             let path = folder.appendingPathComponent(parts[0].replacingOccurrences(of: "/", with: "__"))
                 .appendingPathComponent(parts[1]).path
             let name = URL(fileURLWithPath: path).lastPathComponent
-            let models = (versions[name] ?? []).map { (folder.appendingPathComponent($0.0).standardized.path, $0.1) }
+            let models = (CoreDataCorpusVersions.byStore[name] ?? []).map {
+                (folder.appendingPathComponent($0.bundle).standardized.path, $0.version)
+            }
             stores.append(Store(key: key, path: path, record: value, models: models))
         }
         return CoreDataCorpus(folder: folder, stores: stores)

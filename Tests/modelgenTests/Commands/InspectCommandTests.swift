@@ -7,36 +7,10 @@ import Testing
 /// alone tells `BookmarksModel` from `BookmarksModel 2` (their schemas are equal); and
 /// `modelgen sql --layout coredata` prints Core Data's own tables.
 @Suite struct InspectCommandTests {
-    static let versions: [String: (String, String)] = {
-        let cdp = "alemar11__CoreDataPlus/Tests/Resources/SampleModel/SampleModel.xcdatamodeld"
-        let artsy = "artsy__energy/Resources/CoreData/ArtsyPartner.xcdatamodeld"
-        let bookmarks = "duckduckgo__BrowserServicesKit/Sources/Bookmarks/BookmarksModel.xcdatamodeld"
-        let xcs = "richardpiazza__XCServerCoreData/Resources/XCServerCoreData.xcdatamodeld"
-        return [
-            "SampleModel_V1.sqlite": (cdp, "SampleModel"), "SampleModel_V2.sqlite": (cdp, "SampleModel2"),
-            "SampleModel3_V1.sqlite": (
-                "alemar11__CoreDataPlus/Tests/Resources/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"
-            ),
-            "ArtsyPartner_1.3.sqlite": (artsy, "ArtsyPartner 5"),
-            "ArtsyPartner_1.3.5.sqlite": (artsy, "ArtsyPartner 5"),
-            "ArtsyPartner_1.4.sqlite": (artsy, "ArtsyFolio v1.4"),
-            "ArtsyPartner_1.6.sqlite": (artsy, "ArtsyFolio v1.5"),
-            "ArtsyPartner_2.0.sqlite": (artsy, "ArtsyFolio v2.0"),
-            "oss_stubbed_data.sqlite": (artsy, "ArtsyFolio v2.3"),
-            "Bookmarks_V1.sqlite": (bookmarks, "BookmarksModel"),
-            "Bookmarks_V2.sqlite": (bookmarks, "BookmarksModel 2"),
-            "Bookmarks_V3.sqlite": (bookmarks, "BookmarksModel 3"),
-            "Bookmarks_V4.sqlite": (bookmarks, "BookmarksModel 4"),
-            "Bookmarks_V5.sqlite": (bookmarks, "BookmarksModel 5"),
-            "SyncMetadata_V3.sqlite": (
-                "duckduckgo__BrowserServicesKit/Sources/DDGSync/SyncMetadata.xcdatamodeld", "SyncMetadata 3"
-            ),
-            "XCServerCoreData_1.2.0.sqlite": (xcs, "XCServerCoreData1.2.0"),
-            "XCServerCoreData_1.2.0_empty.sqlite": (xcs, "XCServerCoreData1.2.0"),
-            "XCServerCoreData_2.0.0_empty.sqlite": (xcs, "XCServerCoreData2.0.0"),
-            "XCServerCoreData_2.0.1.sqlite": (xcs, "XCServerCoreData2.0.1"),
-        ]
-    }()
+    /// The stores of one model (`modelgen inspect --model` takes one bundle).
+    static let versions: [String: (String, String)] = CoreDataCorpusVersions.byStore.compactMapValues {
+        $0.count == 1 ? ($0[0].bundle, $0[0].version) : nil
+    }
 
     @Test func theModelVersionOfEveryCorpusStoreIsNamed() throws {
         guard let folder = PackagePaths.sharedFolder("corpus/stores") else { return }
