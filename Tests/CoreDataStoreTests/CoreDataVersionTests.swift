@@ -47,4 +47,19 @@ import Testing
             (error as? DatabaseError)?.code == .sqlite
         }
     }
+
+    /// Values Core Data keeps in external files (`.<store>_SUPPORT/_EXTERNAL_DATA`) are reported
+    /// when the store is opened or inspected: their columns hold references, not the values.
+    @Test func externalBinaryDataIsReported() throws {
+        guard let (path, directory) = try CoreDataWriteTests.copy("Bookmarks_V1.sqlite") else { return }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let external = directory.appendingPathComponent(".Bookmarks_V1_SUPPORT/_EXTERNAL_DATA")
+        try FileManager.default.createDirectory(at: external, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: external.appendingPathComponent("2C7B2D7E-1B3F-4F0C-9E11-5C4A7A6B8D90"))
+        let store = try PersistentStore(coreDataStoreAt: path, model: CDBookmarks1.BookmarksModelModel.model)
+        let reported = store.coreData?.report.anomalies.filter { $0.table == "_EXTERNAL_DATA" } ?? []
+        #expect(reported.count == 1)
+        #expect(reported.first?.message.hasPrefix("1 value(s) are stored in files of") == true)
+        #expect(try CoreDataStoreInspection.inspect(path: path).anomalies.contains { $0.table == "_EXTERNAL_DATA" })
+    }
 }

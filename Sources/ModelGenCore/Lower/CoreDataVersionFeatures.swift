@@ -5,7 +5,10 @@ extension ObjectModel {
     /// optionality, modifier). A store's model cache gives the same lines
     /// (`CoreDataCompiledModel.versionFeatures` in ModelGenRuntime, which must write them
     /// identically): equal lines mean this model version wrote the store.
-    public var coreDataVersionFeatures: [String] {
+    public var coreDataVersionFeatures: [String] { coreDataVersionLines.sorted() }
+
+    /// `coreDataVersionFeatures` in entity order.
+    var coreDataVersionLines: [String] {
         var lines: [String] = []
         for entity in entities {
             let parent = entity.parent.map { entities[$0].name } ?? "-"
@@ -21,21 +24,27 @@ extension ObjectModel {
                 )
             }
         }
-        return lines.sorted()
+        return lines
     }
 
-    /// A short fingerprint of `coreDataVersionFeatures` (FNV-1a, 64 bits, of the lines joined
-    /// by newlines, in hex), carried by generated code to recognise the version's stores.
-    public var coreDataVersionFingerprint: String { Self.fingerprint(coreDataVersionFeatures) }
+    /// A short fingerprint of `coreDataVersionFeatures`, carried by generated code to recognise
+    /// the version's stores: see `fingerprint(_:)`.
+    public var coreDataVersionFingerprint: String { Self.fingerprint(coreDataVersionLines) }
 
-    /// FNV-1a (64 bits) of the lines joined by newlines, as 16 hex digits.
+    /// The wrapping sum of the lines' FNV-1a hashes (64 bits), as 16 hex digits: independent of
+    /// the lines' order, so neither side sorts them to agree (`CoreDataCompiledModel` computes
+    /// the same).
     public static func fingerprint(_ lines: [String]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in lines.joined(separator: "\n").utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        var sum: UInt64 = 0
+        for line in lines {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in line.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            sum = sum &+ hash
         }
-        let text = String(hash, radix: 16)
+        let text = String(sum, radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text
     }
 

@@ -70,15 +70,20 @@ public struct CoreDataCompiledModel: Sendable, Hashable {
         return lines.sorted()
     }
 
-    /// FNV-1a (64 bits) of `versionFeatures` joined by newlines, as 16 hex digits: what generated
-    /// code carries as `PersistentStore.Model.coreDataFingerprint`.
+    /// The wrapping sum of `versionFeatures`' FNV-1a hashes (64 bits), as 16 hex digits: what
+    /// generated code carries as `PersistentStore.Model.coreDataFingerprint` (the generator
+    /// computes the same from the XML; the sum does not depend on the lines' order).
     public var versionFingerprint: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in versionFeatures.joined(separator: "\n").utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        var sum: UInt64 = 0
+        for line in versionFeatures {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in line.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            sum = sum &+ hash
         }
-        let text = String(hash, radix: 16)
+        let text = String(sum, radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text
     }
 

@@ -78,7 +78,29 @@ public enum CoreDataStoreInspection {
         }
         let journal = try journalMode(of: copy, shownAs: path)
         let connection = try Connection(path: copy, wal: false)
-        return try read(connection, path: path, journalMode: journal, hasWAL: hasWAL)
+        var report = try read(connection, path: path, journalMode: journal, hasWAL: hasWAL)
+        report.anomalies += externalData(of: path)
+        return report
+    }
+
+    /// Core Data keeps large values of attributes that allow external storage in files of
+    /// `.<store name>_SUPPORT/_EXTERNAL_DATA` beside the store, and a reference to each in the
+    /// row. The runtime reads the column as it is stored (the reference, not the file's bytes):
+    /// reported so that nobody takes those bytes for the value.
+    static func externalData(of path: String) -> [CoreDataStoreReport.Anomaly] {
+        let url = URL(fileURLWithPath: path)
+        let stem = url.deletingPathExtension().lastPathComponent
+        let folder = url.deletingLastPathComponent().appendingPathComponent(".\(stem)_SUPPORT/_EXTERNAL_DATA")
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !files.isEmpty else {
+            return []
+        }
+        return [
+            .init(
+                table: "_EXTERNAL_DATA", row: nil,
+                message:
+                    "\(files.count) value(s) are stored in files of \(folder.path); their attributes read as Core Data's references to them, not as the values"
+            )
+        ]
     }
 
     /// The journal mode the file's header records (byte 18: 1 legacy, 2 WAL).

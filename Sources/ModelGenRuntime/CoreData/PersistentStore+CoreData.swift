@@ -78,7 +78,7 @@ extension PersistentStore {
                     + binding.mismatches.prefix(5).joined(separator: "; ")
                     + (binding.mismatches.count > 5 ? "; and \(binding.mismatches.count - 5) more" : ""))
         }
-        report.anomalies += binding.staleNames
+        report.anomalies += binding.staleNames + CoreDataStoreInspection.externalData(of: path)
         try connection.countViewRows()
         try connection.execute(binding.statements.joined(separator: ";\n") + ";")
         connection.keyQueries = binding.keyQueries

@@ -154,7 +154,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "66110086663ef71239a81138cb2384b9d3a43015b031c2bdb05e62813c6d2bf5",
-        coreDataFingerprint: "08b5644f10edae10",
+        coreDataFingerprint: "141c04a6ba768aa5",
         entities: [
             AppRatingPromptEntity.entityDescription,
             HTTPSExcludedDomain.entityDescription,

@@ -595,7 +595,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "83468a48f8f6a733636d5316ac6b6d606084e1445723cd166ff3dbea7bdf946b",
-        coreDataFingerprint: "4b249574ae96ab6c",
+        coreDataFingerprint: "e09340c2538d11af",
         entities: [
             Album.entityDescription,
             Artist.entityDescription,

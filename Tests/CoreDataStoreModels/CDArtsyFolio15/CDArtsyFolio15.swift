@@ -629,7 +629,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "626c2712aa78e73d37dd430172cbbb237440d6fd2846c263529315f34b1d315f",
-        coreDataFingerprint: "7b0bbd627c8d7fa1",
+        coreDataFingerprint: "94d421ff26ac8510",
         entities: [
             Album.entityDescription,
             Artist.entityDescription,

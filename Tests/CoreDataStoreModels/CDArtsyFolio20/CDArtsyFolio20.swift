@@ -769,7 +769,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "c840f59778479794a8d90c00989a4aa7e6ab63000aea1645d375a53c6b855c9c",
-        coreDataFingerprint: "fd12771be765ce10",
+        coreDataFingerprint: "4dbbcc0b65f29719",
         entities: [
             Album.entityDescription,
             Artist.entityDescription,

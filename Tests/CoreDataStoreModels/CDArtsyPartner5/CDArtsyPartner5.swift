@@ -432,7 +432,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "6215614f78898154413442c929c71b70aa9dd4c317e742e5ff43bdd43ee918c5",
-        coreDataFingerprint: "6c02519440d5f508",
+        coreDataFingerprint: "b5b33f4f2627fe16",
         entities: [
             Artist.entityDescription,
             Artwork.entityDescription,

@@ -91,7 +91,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "23b9e80a1ed498b971fe0bb426dc3aed8e228f75ddd7ca0d9008d36e9a60656a",
-        coreDataFingerprint: "bc2f636ae10a6549",
+        coreDataFingerprint: "3280d6736eb6c3fa",
         entities: [
             BookmarkEntity.entityDescription,
         ],

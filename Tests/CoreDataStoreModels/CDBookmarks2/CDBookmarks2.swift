@@ -95,7 +95,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "dd6bf3219a718461a978a75ae005bc9abe427e70f7d5b5dd2304732eac382f26",
-        coreDataFingerprint: "29809dc07418119d",
+        coreDataFingerprint: "3280ee736eb6ecc2",
         entities: [
             BookmarkEntity.entityDescription,
         ],

@@ -99,7 +99,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "25ef6c996bcb9cea37fa085e243709c5941bff38741092431c8191ad55ed80aa",
-        coreDataFingerprint: "f906c1397db678f1",
+        coreDataFingerprint: "8759a414571b645b",
         entities: [
             BookmarkEntity.entityDescription,
         ],

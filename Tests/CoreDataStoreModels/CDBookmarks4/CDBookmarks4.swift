@@ -111,7 +111,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "10a80db3c846ebabfa6072d34e29a78e3f5eab062a9dd44d0791851be1ea3eac",
-        coreDataFingerprint: "d58b205c5cd5a716",
+        coreDataFingerprint: "1524bf800db7d1c0",
         entities: [
             BookmarkEntity.entityDescription,
         ],

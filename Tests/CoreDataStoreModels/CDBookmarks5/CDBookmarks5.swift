@@ -113,7 +113,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "7f76d8caaa3768eef80bb5b314bb06f0fb0229fa3079c0f1481a12adf6f21230",
-        coreDataFingerprint: "66c3b71a5bcce63d",
+        coreDataFingerprint: "ae31ee84742ec572",
         entities: [
             BookmarkEntity.entityDescription,
         ],

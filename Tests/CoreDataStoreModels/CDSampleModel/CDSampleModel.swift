@@ -109,7 +109,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "96e3e1e8ede96110f1eb3d267034c802f01dcf898689b332b54fc2dd1c98e684",
-        coreDataFingerprint: "b4439146101201bc",
+        coreDataFingerprint: "c2d7082bf4c12413",
         entities: [
             Car.entityDescription,
             ExpensiveSportCar.entityDescription,

@@ -106,7 +106,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "7c2fc36d925c665c739d3c6fd6536d9e2e67f432f2fd373abf785d4a9e65de81",
-        coreDataFingerprint: "23e3ac40f14f256f",
+        coreDataFingerprint: "b02b56ece6fc4a6e",
         entities: [
             Car.entityDescription,
             LuxuryCar.entityDescription,

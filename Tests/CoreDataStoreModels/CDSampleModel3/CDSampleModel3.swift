@@ -65,7 +65,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "6b38fe95f7767d0f214e0931a9acde251583328a016b8c6ff3f25d2e483d59de",
-        coreDataFingerprint: "f04eb1bf7e359bb8",
+        coreDataFingerprint: "3088903660b020a2",
         entities: [
             User.entityDescription,
         ],

@@ -95,7 +95,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "f6f52223eb686ae474abea8d295407bd37a320543567449006b610473222f51f",
-        coreDataFingerprint: "541342d0494a4d52",
+        coreDataFingerprint: "750d860557ec385c",
         entities: [
             SyncableSettingsMetadata.entityDescription,
             SyncFeatureEntity.entityDescription,

@@ -1081,7 +1081,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "c9aac5693a12266a1e8f6d3544f652bef0ddccd3bebbdac4106856bdfb74c288",
-        coreDataFingerprint: "98fbc7993c73719b",
+        coreDataFingerprint: "7279a7faad85217a",
         entities: [
             Asset.entityDescription,
             Bot.entityDescription,

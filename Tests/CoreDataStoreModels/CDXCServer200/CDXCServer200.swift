@@ -1146,7 +1146,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "48d5913738255cd9890ee4715b1deafb989e551cbd089d6e77854a2f0058696a",
-        coreDataFingerprint: "d92b1ef1cafc1e78",
+        coreDataFingerprint: "668d5dd4ae6d5b25",
         entities: [
             Asset.entityDescription,
             Bot.entityDescription,

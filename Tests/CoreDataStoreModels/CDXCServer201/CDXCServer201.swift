@@ -1148,7 +1148,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "7314391268951dd0369657f44746c4757f76ccc7df7c90322f95a79b11933c1d",
-        coreDataFingerprint: "f3cce7671b8c94f6",
+        coreDataFingerprint: "1a3727f8a1f4960e",
         entities: [
             Asset.entityDescription,
             Bot.entityDescription,

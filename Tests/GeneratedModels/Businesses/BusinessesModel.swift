@@ -132,7 +132,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "85635ade6fdd1a43f1daa7e1b399ca0a5dd429688edb4a8079810d7c54bca8b3",
-        coreDataFingerprint: "9f967b26bf69720b",
+        coreDataFingerprint: "1bddc65a47f59ef2",
         entities: [
             BusinessEntity.entityDescription,
             DepartmentEntity.entityDescription,

@@ -63,7 +63,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "ac54505e6f3ede02c4a33e5db26b9fb929208e99a96739ce654dfbe4a68d0853",
-        coreDataFingerprint: "b30d0e0be7536b33",
+        coreDataFingerprint: "52676595ffbf6478",
         entities: [
             FruitEntity.entityDescription,
         ],

@@ -112,7 +112,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "5dfeec0b773d6808233b744016e338d041d8f5d5541abb36bc6f3e723237b86a",
-        coreDataFingerprint: "c919c478709fa4c9",
+        coreDataFingerprint: "e384aacf99e09b6e",
         entities: [
             Artist.entityDescription,
             Artwork.entityDescription,

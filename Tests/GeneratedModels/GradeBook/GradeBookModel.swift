@@ -129,7 +129,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "5b99189b5cc01e5d6ac893cdb8b87eee6249171645f5ce0c9f6ce2a48741bab8",
-        coreDataFingerprint: "baabc8bce0b37738",
+        coreDataFingerprint: "7e7e65190be628c5",
         entities: [
             Grade.entityDescription,
             Quiz.entityDescription,

@@ -84,7 +84,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "a5f4c182517195bd32db20ae73cd0c8c39b16453711f23a31a02f00ea54bdb60",
-        coreDataFingerprint: "f40fe280ef7638d9",
+        coreDataFingerprint: "294737a423e57740",
         entities: [
             Item.entityDescription,
             User.entityDescription,

@@ -104,7 +104,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "45e50a80fde81e35b7fadf12d184af51b7f03b83f4d630aed778f835829ce3fc",
-        coreDataFingerprint: "4f6925cbaed97414",
+        coreDataFingerprint: "a1739c177a405bbd",
         entities: [
             Entry.entityDescription,
             Tag.entityDescription,

@@ -251,7 +251,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "36faca177376f59394727806297238e28dcf696a2b258f6fdc18c05088b12f22",
-        coreDataFingerprint: "4ff349ab46f7c8f3",
+        coreDataFingerprint: "57a6502b9320decf",
         entities: [
             Audiobook.entityDescription,
             Author.entityDescription,

@@ -66,7 +66,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "5cf819ee4e860ae1e7bc0bc7d1ebd51f0cd3be4df8229d8166df5c21f47c2010",
-        coreDataFingerprint: "3036a58dc52298b2",
+        coreDataFingerprint: "930e13f68ed2860c",
         entities: [
             Person.entityDescription,
         ],

@@ -127,7 +127,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "2dccd110464b53e000a35ecf9b403dcb6a41a4c380d4dae4907ede54e0199151",
-        coreDataFingerprint: "513ff21d03fb45d8",
+        coreDataFingerprint: "ec5867701aee49e4",
         entities: [
             Candy.entityDescription,
             Country.entityDescription,

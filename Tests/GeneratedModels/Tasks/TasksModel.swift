@@ -131,7 +131,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "2853df113821c7de725bb9d8e9f45ee877bdcf30d5e75976547a8f7f19fc87ca",
-        coreDataFingerprint: "b5017ad3177c505d",
+        coreDataFingerprint: "fb283655741fdfbf",
         entities: [
             Label.entityDescription,
             Project.entityDescription,

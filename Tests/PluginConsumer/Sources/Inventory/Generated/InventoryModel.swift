@@ -90,7 +90,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 
 """#,
         schemaHash: "fab7b68bf2510f27e577a40ac688ac17046f5aae007f87ebd2e624b49049d291",
-        coreDataFingerprint: "d3bee64d590385ce",
+        coreDataFingerprint: "97e497b815f436e8",
         entities: [
             Bin.entityDescription,
             Item.entityDescription,
