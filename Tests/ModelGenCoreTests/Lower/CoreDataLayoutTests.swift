@@ -189,3 +189,21 @@ import Testing
             ])
     }
 }
+
+extension CoreDataLayoutTests {
+    /// The fingerprint hashed while the lines are made is the one of the lines themselves
+    /// (`ObjectModel.fingerprint`), which the runtime computes from a store's model cache.
+    @Test func theFingerprintIsThatOfTheFeatureLines() throws {
+        guard let corpus = try CoreDataCorpus.load() else { return }
+        for store in corpus.stores where store.models.count == 1 {
+            let (bundle, version) = store.models[0]
+            let model = try #require(
+                ModelLoader().load(path: bundle, version: version, diagnostics: DiagnosticEngine()))
+            #expect(model.coreDataVersionFingerprint == ObjectModel.fingerprint(model.coreDataVersionFeatures))
+            let report = try CoreDataStoreInspection.inspect(path: store.path)
+            if let compiled = report.compiledModel {
+                #expect(compiled.versionFingerprint == model.coreDataVersionFingerprint, "\(store.name)")
+            }
+        }
+    }
+}
