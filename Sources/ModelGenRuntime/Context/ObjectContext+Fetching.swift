@@ -83,7 +83,10 @@ extension ObjectContext {
                     !present.contains(ObjectIdentifier(object))
                 else { continue }
                 if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true {
-                    objects.append(unsafeDowncast(object, to: T.self))
+                    // A bit cast, not `unsafeDowncast`: the object is of the entity or a
+                    // sub-entity, whose class need not descend from `T`'s (the oracle's models
+                    // share one class; a checked downcast traps there).
+                    objects.append(unsafeBitCast(object, to: T.self))
                 }
             }
             objects = Self.sorted(objects, by: request.sortDescriptors)
