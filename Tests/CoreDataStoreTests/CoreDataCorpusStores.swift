@@ -31,12 +31,7 @@ enum CoreDataCorpusStores {
 
         /// A copy of the store's file set (`.sqlite`, `-wal`, `-shm`) in `directory`.
         func copy(into directory: URL) throws -> String {
-            let target = directory.appendingPathComponent(name).path
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try? FileManager.default.removeItem(atPath: target + suffix)
-                try FileManager.default.copyItem(atPath: path + suffix, toPath: target + suffix)
-            }
-            return target
+            try CoreDataCorpusVersions.copyFileSet(path, into: directory)
         }
     }
 

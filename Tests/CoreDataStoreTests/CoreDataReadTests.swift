@@ -12,8 +12,7 @@ import Testing
         guard let (stores, withoutModel) = CoreDataCorpusStores.all() else { return }
         #expect(stores.count == 20)
         #expect(withoutModel == [])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cdread-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try CoreDataWriteTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var totals = (objects: 0, values: 0, links: 0)
         var anomalous: Set<String> = []

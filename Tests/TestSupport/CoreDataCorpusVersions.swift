@@ -1,3 +1,5 @@
+import Foundation
+
 /// The model version that wrote each store of `../shared/corpus/stores`, as STORE-LAYOUT.md §8.2
 /// names it: by store file name, the model bundles (relative to the stores folder; several for a
 /// merged model) and the version of each. The expectation of the tests that identify, lay out
@@ -38,4 +40,15 @@ public enum CoreDataCorpusVersions {
             "XCServerCoreData_2.0.1.sqlite": [(xcs, "XCServerCoreData2.0.1")],
         ]
     }()
+
+    /// Copies a store's file set (`.sqlite` with its `-wal` and `-shm`, where present) into
+    /// `directory`, so that nothing opens the corpus's own files for writing; the copy's path.
+    public static func copyFileSet(_ path: String, into directory: URL) throws -> String {
+        let target = directory.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent).path
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try? FileManager.default.removeItem(atPath: target + suffix)
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: target + suffix)
+        }
+        return target
+    }
 }

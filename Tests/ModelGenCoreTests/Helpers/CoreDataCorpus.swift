@@ -23,12 +23,7 @@ struct CoreDataCorpus {
         /// A copy of the store's file set (`.sqlite` with `-wal` and `-shm`) in `directory`, so
         /// that nothing opens the corpus's own files for writing.
         func copy(into directory: URL) throws -> String {
-            let target = directory.appendingPathComponent(name).path
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try? FileManager.default.removeItem(atPath: target + suffix)
-                try FileManager.default.copyItem(atPath: path + suffix, toPath: target + suffix)
-            }
-            return target
+            try CoreDataCorpusVersions.copyFileSet(path, into: directory)
         }
     }
 
