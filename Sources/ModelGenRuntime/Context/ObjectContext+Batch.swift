@@ -34,9 +34,16 @@ public struct BatchValue<T: ManagedObject> {
             return (attribute, .null)
         }
         if let conversion = attribute.conversion { plain = try conversion.stored(plain) }
-        guard let stored = StoredValue.from(plain, for: attribute.type), !stored.isNaN else {
+        guard let stored = StoredValue.from(plain, for: attribute.type) else {
             throw DatabaseError(
                 .wrongType, "\(String(describing: plain)) cannot be stored in \(entity.name).\(attribute.name)",
+                entity: entity.name, property: attribute.name)
+        }
+        // What a save refuses, a batch refuses with the same code.
+        if case .real(let number) = stored, number.isNaN || (number == 0 && number.sign == .minus) {
+            throw DatabaseError(
+                .validation,
+                "\(entity.name).\(attribute.name) is NaN or -0.0, which SQLite cannot store as it is (NaN becomes NULL, -0.0 becomes 0)",
                 entity: entity.name, property: attribute.name)
         }
         if attribute.hasRule { try AttributeValidator.validate(plain, attribute, entity) }

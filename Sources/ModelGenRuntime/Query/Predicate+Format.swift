@@ -3,8 +3,10 @@ import PredicateSyntax
 extension ObjectPredicate {
     /// Parses an NSPredicate format string and type-checks it against `T`: `%@` (any value),
     /// `%K` (a key), `%d`/`%f` (numbers), `$VARIABLE`s from `variables`.
-    /// - Throws: `.predicate` for unreadable text or an unsupported construct, `.unknownKey` for a
-    ///   key that is not an attribute of `T`, `.wrongType` for an argument that does not fit.
+    /// - Throws: `.predicate` for unreadable text, an unsupported construct, a key that is not a
+    ///   property of `T`, an argument that does not fit its key, a MATCHES pattern that is no
+    ///   regular expression, or a to-many relationship inside a key path without ANY, ALL, NONE,
+    ///   `@count` or an aggregate (the error's `property` names the key).
     public init(format: String, _ arguments: Any?..., variables: [String: Any?] = [:]) throws(DatabaseError) {
         try self.init(format: format, arguments: arguments, variables: variables)
     }
@@ -26,7 +28,15 @@ extension ObjectPredicate {
                 "cannot read predicate '\(Self.excerpt(format))': \(error.message) at offset \(error.offset)")
         }
         var converter = FormatConverter<T>(format: format, arguments: arguments, variables: variables)
-        self.init(try converter.condition(tree))
+        do {
+            self.init(try converter.condition(tree))
+        } catch {
+            // One code for every predicate that cannot be used (an unknown key, an argument of
+            // the wrong type, an unsupported construct): what a caller catches.
+            var refused = error
+            refused.code = .predicate
+            throw refused
+        }
     }
 }
 
@@ -165,6 +175,15 @@ struct FormatConverter<T: ManagedObject> {
                 return .toOne(
                     relationship: index, inner: try condition(rest, in: destination, op, options, value, quantifier))
             }
+            // A to-many inside a key path needs a quantifier (or @count, an aggregate, SUBQUERY):
+            // `items.name == 'x'` is refused, as Core Data refuses it ("to-many key not allowed
+            // here"), instead of being read as ANY.
+            guard quantifier != .none else {
+                throw DatabaseError(
+                    .predicate,
+                    "'\(name)' is a to-many relationship: compare its objects with ANY, ALL or NONE, or use @count, an aggregate (@sum, @avg, @min, @max) or SUBQUERY",
+                    entity: entity.name, property: name)
+            }
             let inner = try condition(rest, in: destination, op, options, value, .none)
             switch quantifier {
             case .none, .any: return .any(relationship: index, inner: inner)
@@ -186,20 +205,47 @@ struct FormatConverter<T: ManagedObject> {
         case .in:
             guard let collection = value as? any Collection else { throw fail("IN needs a collection") }
             var values: [StoredValue] = []
-            for item in collection { values.append(try stored(item, attribute, entity)) }
-            return .oneOf(slot: slot, values: values)
+            for item in collection {
+                // A fraction equals no integer.
+                if NumericOperand.fraction(item, for: attribute.type) != nil { continue }
+                values.append(try stored(item, attribute, entity))
+            }
+            return .oneOf(slot: slot, values: values, options: options)
         case .between:
             guard let bounds = value as? [Any?], bounds.count == 2 else { throw fail("BETWEEN needs two bounds") }
+            // Fractional bounds of an integer attribute: the integers between them.
+            if let (_, ceiling) = NumericOperand.fraction(bounds[0], for: attribute.type) {
+                let low = NumericOperand.condition(slot: slot, .greaterOrEqual, floor: ceiling, ceiling: ceiling)!
+                let high = try condition(path, in: entity, .lessOrEqual, options, bounds[1], quantifier)
+                return .and([low, high])
+            }
+            if let (floor, _) = NumericOperand.fraction(bounds[1], for: attribute.type) {
+                let low = try condition(path, in: entity, .greaterOrEqual, options, bounds[0], quantifier)
+                return .and([low, NumericOperand.condition(slot: slot, .lessOrEqual, floor: floor, ceiling: floor)!])
+            }
             return .between(
                 slot: slot, low: try stored(bounds[0], attribute, entity),
                 high: try stored(bounds[1], attribute, entity))
         default:
             if op.isStringOperator, attribute.type != .string && attribute.type != .url {
-                throw DatabaseError(
-                    .wrongType, "\(op.rawValue) needs a string attribute; '\(name)' is not one", entity: entity.name,
-                    property: name)
+                throw fail("\(op.rawValue) needs a string attribute; '\(name)' is not one")
             }
-            return .compare(slot: slot, op: op, options: options, value: try stored(value, attribute, entity))
+            if let (floor, ceiling) = NumericOperand.fraction(value, for: attribute.type),
+                let condition = NumericOperand.condition(slot: slot, op, floor: floor, ceiling: ceiling)
+            {
+                return condition
+            }
+            let operand = try stored(value, attribute, entity)
+            if op == .matches, case .text(let pattern) = operand { try checkRegularExpression(pattern) }
+            return .compare(slot: slot, op: op, options: options, value: operand)
+        }
+    }
+
+    /// Refuses a MATCHES pattern that is no regular expression (ICU's syntax, as NSPredicate's),
+    /// instead of matching nothing.
+    private func checkRegularExpression(_ pattern: String) throws(DatabaseError) {
+        guard PredicateEvaluator.isRegularExpression(pattern) else {
+            throw fail("MATCHES needs a regular expression; '\(pattern)' is not one")
         }
     }
 
@@ -333,6 +379,7 @@ struct FormatConverter<T: ManagedObject> {
     private func stored(_ value: Any?, _ attribute: AttributeDescription, _ entity: EntityDescription)
         throws(DatabaseError) -> StoredValue
     {
+        if let converted = NumericOperand.converted(value, for: attribute.type) { return converted }
         guard let stored = StoredValue.from(value, for: attribute.type) else {
             throw DatabaseError(
                 .wrongType,

@@ -131,7 +131,7 @@ public struct ObjectPredicate<T: ManagedObject> {
             guard let one = StoredValue.from(value, for: attribute.type) else { return doesNotFit(value, attribute) }
             stored.append(one)
         }
-        return ObjectPredicate(.oneOf(slot: slot, values: stored))
+        return ObjectPredicate(.oneOf(slot: slot, values: stored, options: []))
     }
 
     /// A key path a fetch cannot use: a transient attribute, a to-many or a key path through a

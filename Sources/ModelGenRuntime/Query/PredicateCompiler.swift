@@ -68,16 +68,19 @@ struct CompiledPredicate<T: ManagedObject> {
             }
             if case .and = condition { return parts.joined(separator: " AND ") }
             return parts.joined(separator: " OR ")
-        case .oneOf(let slot, _) where isDecimal(slot), .between(let slot, _, _) where isDecimal(slot),
+        case .oneOf(let slot, _, _) where isDecimal(slot), .between(let slot, _, _) where isDecimal(slot),
             .compare(let slot, _, _, _) where isDecimal(slot):
             return nil
-        case .oneOf(_, let values) where !values.allSatisfy(dialect.canBind):
+        // Folding rules SQL does not share: in memory.
+        case .oneOf(_, _, let options) where !options.isEmpty:
+            return nil
+        case .oneOf(_, let values, _) where !values.allSatisfy(dialect.canBind):
             return nil
         case .between(_, let low, let high) where !dialect.canBind(low) || !dialect.canBind(high):
             return nil
         case .compare(_, _, _, let value) where !dialect.canBind(value):
             return nil
-        case .oneOf(let slot, let values):
+        case .oneOf(let slot, let values, _):
             let column = column(slot)
             let present = values.filter { $0 != .null }
             var text =
@@ -307,9 +310,10 @@ enum PredicateEvaluator {
         case .not(let inner): return !matches(inner, object)
         case .and(let terms): return terms.allSatisfy { matches($0, object) }
         case .or(let terms): return terms.contains { matches($0, object) }
-        case .oneOf(let slot, let values):
+        case .oneOf(let slot, let values, let options):
             let stored = value(slot, object)
             guard !stored.isNaN else { return false }
+            if !options.isEmpty, case .text = stored { return values.contains { compare(stored, .equal, options, $0) } }
             return values.contains {
                 !$0.isNaN && StoredValue.order($0, stored) == 0 && ($0 == .null) == (stored == .null)
             }
@@ -377,7 +381,7 @@ enum PredicateEvaluator {
         case .equal, .notEqual:
             var equal: Bool
             if case .text(let a) = stored, case .text(let b) = operand, !options.isEmpty {
-                equal = a.compare(b, options: foundationOptions(options)) == .orderedSame
+                equal = folded(a, options) == folded(b, options)
             } else {
                 equal = (stored == .null) == (operand == .null) && StoredValue.order(stored, operand) == 0
             }
@@ -385,7 +389,14 @@ enum PredicateEvaluator {
             return equal
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard stored != .null, operand != .null else { return false }
-            let order = StoredValue.order(stored, operand)
+            let order: Int
+            if case .text(let a) = stored, case .text(let b) = operand, !options.isEmpty {
+                // `<[c]`: the folded texts by their bytes, as text orders without options.
+                let (x, y) = (folded(a, options), folded(b, options))
+                order = x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1
+            } else {
+                order = StoredValue.order(stored, operand)
+            }
             switch op {
             case .less: return order < 0
             case .lessOrEqual: return order <= 0
@@ -416,6 +427,13 @@ enum PredicateEvaluator {
         }
     }
 
+    /// `text` as `[c]` and `[d]` compare it: case-folded and without diacritics (Foundation's
+    /// folding, so `ß` is `ss` under `[c]`), as UTF-8 bytes.
+    static func folded(_ text: String, _ options: ComparisonOptions) -> [UInt8] {
+        let flags = foundationOptions(options)
+        return Array((flags.isEmpty ? text : text.folding(options: flags, locale: nil)).utf8)
+    }
+
     static func foundationOptions(_ options: ComparisonOptions) -> String.CompareOptions {
         var flags: String.CompareOptions = []
         if options.contains(.caseInsensitive) { flags.insert(.caseInsensitive) }
@@ -442,6 +460,11 @@ enum PredicateEvaluator {
             }
         }
         return full(text, regex: regex, flags)
+    }
+
+    /// Whether MATCHES can use `pattern` (ICU's syntax, as NSPredicate's).
+    static func isRegularExpression(_ pattern: String) -> Bool {
+        (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$")) != nil
     }
 
     /// MATCHES: the whole string matches the regular expression.

@@ -12,7 +12,8 @@ indirect enum PredicateCondition {
     case compareKeys(slot: Int, op: ComparisonOperator, options: ComparisonOptions, other: Int)
     /// The object is (or is not) one of `objects` (`SELF == %@`, `SELF IN %@`).
     case isOneOf(objects: [ManagedObject], equal: Bool)
-    case oneOf(slot: Int, values: [StoredValue])
+    /// The attribute equals one of `values` (`IN`), strings compared under `options` (`IN[c]`).
+    case oneOf(slot: Int, values: [StoredValue], options: ComparisonOptions)
     case between(slot: Int, low: StoredValue, high: StoredValue)
     /// The to-one relationship leads to an object matching `inner`, or leads nowhere and `inner`
     /// holds of nothing (`inner.holdsOfNothing`: NSPredicate's `customer.name == nil` matches an
@@ -69,7 +70,7 @@ extension PredicateCondition {
         case .compare(_, let op, let options, let value): PredicateEvaluator.compare(.null, op, options, value)
         case .compareKeys(_, let op, let options, _): PredicateEvaluator.compare(.null, op, options, .null)
         case .isOneOf(_, let equal): !equal
-        case .oneOf(_, let values): values.contains(.null)
+        case .oneOf(_, let values, _): values.contains(.null)
         case .between: false
         case .toOne(_, let inner): inner.holdsOfNothing
         case .any: false

@@ -18,7 +18,16 @@ indirect enum OraclePredicate {
     case compare(
         hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, op: String, options: String,
         value: OracleValue?)
-    case among(hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, values: [OracleValue])
+    case among(
+        hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, options: String, values: [OracleValue])
+    /// `hops.attribute op number`, the number of another numeric type than the attribute's (or a
+    /// literal in the format string), compared as a user reads it.
+    case numeric(
+        hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, op: String, operand: OracleNumber,
+        literal: Bool)
+    /// A predicate the runtime must refuse with `.predicate` (its format and arguments): the query
+    /// it is part of must throw.
+    case refused(String, [OracleArgument])
     case between(
         hops: [OracleModel.RelationshipRef], attribute: OracleModel.Attribute, low: OracleValue, high: OracleValue)
     /// `ANY|ALL|NONE hops.many.attribute op value`.
@@ -59,9 +68,16 @@ indirect enum OraclePredicate {
         case .compare(let hops, let attribute, let op, let options, let value):
             let optionText = options.isEmpty ? "" : "[\(options)]"
             return "\(path(hops, attribute.name)) \(op)\(optionText) \(argument(value, attribute.kind))"
-        case .among(let hops, let attribute, let values):
+        case .among(let hops, let attribute, let options, let values):
             arguments.append(values.map { $0.runtimeValue(attribute.kind) })
-            return "\(path(hops, attribute.name)) IN %@"
+            return "\(path(hops, attribute.name)) IN\(options.isEmpty ? "" : "[\(options)]") %@"
+        case .numeric(let hops, let attribute, let op, let operand, let literal):
+            if literal, let text = operand.literal { return "\(path(hops, attribute.name)) \(op) \(text)" }
+            arguments.append(operand.runtimeValue)
+            return "\(path(hops, attribute.name)) \(op) %@"
+        case .refused(let text, let given):
+            arguments += given.map(\.value)
+            return text
         case .between(let hops, let attribute, let low, let high):
             arguments.append([low.runtimeValue(attribute.kind), high.runtimeValue(attribute.kind)])
             return "\(path(hops, attribute.name)) BETWEEN %@"
@@ -92,11 +108,19 @@ indirect enum OraclePredicate {
         case .compare(let hops, let attribute, let op, let options, let operand):
             let value = Self.follow(state, id, hops).flatMap { state.value($0, attribute.name) }
             return Self.compare(value, op, options, operand)
-        case .among(let hops, let attribute, let values):
+        case .among(let hops, let attribute, let options, let values):
             guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }) else {
                 return false
             }
+            if let text = value.text, !options.isEmpty {
+                return values.contains { $0.text.map { Self.fold($0, options) == Self.fold(text, options) } ?? false }
+            }
             return values.contains { OracleValue.equal(value, $0) && !$0.isNaN }
+        case .numeric(let hops, let attribute, let op, let operand, _):
+            let value = Self.follow(state, id, hops).flatMap { state.value($0, attribute.name) }
+            return operand.compare(value, op, attribute.kind)
+        case .refused:
+            return false
         case .between(let hops, let attribute, let low, let high):
             guard let value = Self.follow(state, id, hops).flatMap({ state.value($0, attribute.name) }), !value.isNaN,
                 !low.isNaN, !high.isNaN
@@ -151,7 +175,12 @@ indirect enum OraclePredicate {
             return op == "==" ? equal : !equal
         case "<", "<=", ">", ">=":
             guard let value, let operand else { return false }
-            let order = OracleValue.order(value, operand)
+            var order = OracleValue.order(value, operand)
+            if let x = value.text, let y = operand.text, !options.isEmpty {
+                // `<[c]`: the folded texts, by their UTF-8 bytes.
+                let (a, b) = (Array(fold(x, options).utf8), Array(fold(y, options).utf8))
+                order = a == b ? 0 : a.lexicographicallyPrecedes(b) ? -1 : 1
+            }
             return op == "<" ? order < 0 : op == "<=" ? order <= 0 : op == ">" ? order > 0 : order >= 0
         default:
             guard let text = value?.text, let pattern = operand?.text else { return false }
@@ -293,10 +322,18 @@ struct OraclePredicateMaker {
         if random.chance(8) {
             return .compare(hops: path, attribute: attribute, op: random.pick(["==", "!="]), options: "", value: nil)
         }
+        if random.chance(3) { return refused(entity, &random) }
         if random.chance(8) {
             return .among(
                 hops: path, attribute: attribute,
+                options: attribute.kind == .string ? random.pick(["", "", "c", "d", "cd"]) : "",
                 values: (0..<1 + random.below(3)).map { _ in someValue(attribute, &random) })
+        }
+        if attribute.kind.isNumber && random.chance(12) {
+            let ops = ["==", "!=", "<", "<=", ">", ">="]
+            return .numeric(
+                hops: path, attribute: attribute, op: random.pick(ops), operand: OracleNumber.random(&random),
+                literal: random.chance(40))
         }
         if attribute.kind.isOrdered && attribute.kind != .bool && random.chance(8) {
             let a = someValue(attribute, &random)
@@ -315,10 +352,46 @@ struct OraclePredicateMaker {
         }
         let operators = attribute.kind.isOrdered ? ["==", "!=", "<", "<=", ">", ">="] : ["==", "!="]
         let op = random.pick(operators)
-        let options = attribute.kind == .string && (op == "==" || op == "!=") ? random.pick(["", "", "c", "cd"]) : ""
+        let options = attribute.kind == .string ? random.pick(["", "", "c", "d", "cd"]) : ""
         return .compare(
             hops: path, attribute: attribute, op: op, options: options, value: someValue(attribute, &random))
     }
+}
+
+extension OraclePredicateMaker {
+    /// A predicate NSPredicate's rules refuse: a MATCHES pattern that is no regular expression, a
+    /// to-many relationship inside a key path without a quantifier, an unknown key, an argument
+    /// of the wrong type, a string operator on a number.
+    fileprivate func refused(_ entity: Int, _ random: inout OracleRandom) -> OraclePredicate {
+        let strings = model.attributes(of: entity).filter { $0.kind == .string }
+        guard let attribute = model.attributes(of: entity).randomElement(using: &random) else {
+            return .refused("noSuchKey == 1", [])
+        }
+        switch random.below(5) {
+        case 0 where !strings.isEmpty:
+            let pattern = random.pick(["(", "[a-", "*x", "a{2,1}", "(?<n"])
+            return .refused("\(random.pick(strings).name) MATCHES %@", [.init(value: pattern)])
+        case 1 where !toManys(entity).isEmpty:
+            let many = random.pick(toManys(entity))
+            let destination = model.relationship(many).destination
+            guard let inner = model.attributes(of: destination).first else { break }
+            return .refused("\(many.name).\(inner.name) == nil", [])
+        case 2:
+            return .refused("noSuchKey\(random.below(3)) == 1", [])
+        case 3 where attribute.kind != .string && attribute.kind != .url:
+            return .refused("\(attribute.name) BEGINSWITH 'a'", [])
+        default:
+            break
+        }
+        // A Date object where the attribute takes no date, or a string where it takes no string.
+        let wrong: Any = attribute.kind == .date ? "not a date" : Date(timeIntervalSinceReferenceDate: 0)
+        return .refused("\(attribute.name) == %@", [.init(value: wrong)])
+    }
+}
+
+/// An argument of a refused predicate.
+struct OracleArgument {
+    var value: Any?
 }
 
 extension Array {
@@ -329,11 +402,23 @@ extension OraclePredicate {
     /// The oracle ids of the objects the predicate names.
     var objectIDs: [Int] {
         switch self {
-        case .constant, .compare, .among, .between, .quantified, .count: []
+        case .constant, .compare, .among, .numeric, .between, .quantified, .count, .refused: []
         case .not(let inner): inner.objectIDs
         case .and(let terms), .or(let terms): terms.flatMap(\.objectIDs)
         case .identity(_, _, _, let object): object.map { [$0] } ?? []
         case .member(_, let object, _): [object]
+        }
+    }
+}
+
+extension OraclePredicate {
+    /// Whether some part of the predicate must be refused: then the whole query throws.
+    var isRefused: Bool {
+        switch self {
+        case .refused: true
+        case .not(let inner): inner.isRefused
+        case .and(let terms), .or(let terms): terms.contains(where: \.isRefused)
+        default: false
         }
     }
 }

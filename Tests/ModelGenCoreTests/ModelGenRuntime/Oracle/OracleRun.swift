@@ -373,6 +373,21 @@ final class OracleRun {
             query.predicate.map { predicate in
                 predicate.format(model) { id in otherObjects[id] ?? objects[id]! }
             } ?? (nil, [])
+        if query.predicate?.isRefused ?? false {
+            // NSPredicate's rules refuse it: the fetch must throw `.predicate`, and nothing else.
+            guard let type = entities[query.entity].objectType as? any OracleQuerying.Type else {
+                throw OracleFinding("no class for \(query.entity)")
+            }
+            do {
+                _ = try type.oracleQuery(
+                    context, format: format, arguments: arguments, sort: query.sort, limit: query.limit,
+                    offset: query.offset)
+            } catch {
+                if error.code == .predicate { return }
+                throw OracleFinding("'\(format ?? "")' threw \(error), not .predicate")
+            }
+            throw OracleFinding("'\(format ?? "")' was not refused with .predicate")
+        }
         let (found, count) = try self.query(
             query.entity, format: format, arguments: arguments, sort: query.sort, limit: query.limit,
             offset: query.offset, in: context)
