@@ -56,8 +56,14 @@ public struct RuntimeEntityMetadata: Sendable, Equatable {
     public var relationships: [Relationship]
     /// The table's data columns (after `_pk`, `_entity`, `_version`), in select order.
     public var columns: [String]
-    /// Attribute slots that are unique together.
-    public var uniquenessConstraints: [[Int]]
+    /// What must be unique together: attribute slots and to-one relationships (by index, each
+    /// stored as a foreign key of the entity's table).
+    public var uniquenessConstraints: [Uniqueness]
+
+    public struct Uniqueness: Sendable, Equatable {
+        public var attributes: [Int]
+        public var relationships: [Int] = []
+    }
 }
 
 extension SwiftGenerator {

@@ -85,8 +85,16 @@ extension SwiftContextBuilder {
         context.member(
             Key.uniquenessConstraints,
             context.string { text in
-                Self.appendList(uniquenessSets, to: &text) { slots, text in
-                    Self.appendList(slots, to: &text) { $1.append(integer: Int64($0)) }
+                Self.appendList(uniquenessSets, to: &text) { constraint, text in
+                    // Attributes only: a list of slots (the runtime's type reads an array literal).
+                    guard !constraint.relationships.isEmpty else {
+                        return Self.appendList(constraint.attributes, to: &text) { $1.append(integer: Int64($0)) }
+                    }
+                    text.append("UniquenessConstraint(attributes: ")
+                    Self.appendList(constraint.attributes, to: &text) { $1.append(integer: Int64($0)) }
+                    text.append(", relationships: ")
+                    Self.appendList(constraint.relationships, to: &text) { $1.append(integer: Int64($0)) }
+                    text.append(")")
                 }
             })
         context.member(Key.attributes, context.list(attributeContexts))
@@ -251,15 +259,30 @@ extension SwiftContextBuilder {
         return result
     }
 
-    private func uniquenessSlots(_ index: Int) -> [[Int]] {
+    /// The uniqueness constraints of entity `index` and its ancestors, as attribute slots and
+    /// to-one relationship indices; a constraint naming anything else (a to-many, a to-one whose
+    /// key is in the other table) is left to the schema's unique index, if any.
+    private func uniquenessSlots(_ index: Int) -> [RuntimeEntityMetadata.Uniqueness] {
         let attributes = storedAttributes[index] ?? []
-        var sets: [[Int]] = []
+        let planned = relationships[index] ?? []
+        var sets: [RuntimeEntityMetadata.Uniqueness] = []
         for declaring in lineage(index) {
             for constraint in model.entities[declaring].uniquenessConstraints {
-                let slots = constraint.properties.compactMap { name in
-                    attributes.firstIndex { !$0.isMember && $0.name == name }
+                var unique = RuntimeEntityMetadata.Uniqueness(attributes: [])
+                for name in constraint.properties {
+                    if let slot = attributes.firstIndex(where: { !$0.isMember && $0.name == name }) {
+                        unique.attributes.append(slot)
+                    } else if let position = planned.firstIndex(where: { relationship in
+                        guard relationship.relationship.name == name, case .foreignKey = relationship.storage else {
+                            return false
+                        }
+                        return true
+                    }) {
+                        unique.relationships.append(position)
+                    }
                 }
-                if slots.count == constraint.properties.count, !slots.isEmpty { sets.append(slots) }
+                let count = unique.attributes.count + unique.relationships.count
+                if count == constraint.properties.count, count > 0 { sets.append(unique) }
             }
         }
         return sets

@@ -5,9 +5,12 @@ private typealias Key = ContextKey
 
 extension SwiftContextBuilder {
     /// One `find(…)` per uniqueness constraint of the entity itself made of comparable stored
-    /// attributes (signatures that repeat are written once; sub-entities inherit their parent's).
+    /// attributes and to-one relationships kept in its table (an object is passed for each of
+    /// those, compared by identity); signatures that repeat are written once; sub-entities
+    /// inherit their parent's.
     func findContexts(_ index: Int, className: String, into context: inout MustacheTreeBuilder) -> MustacheTree.Ref {
         let attributes = storedAttributes[index] ?? []
+        let planned = relationships[index] ?? []
         var seen: Set<String> = []
         let list = context.beginList()
         do {
@@ -16,6 +19,17 @@ extension SwiftContextBuilder {
                 var terms: [String] = []
                 var signature: [String] = []
                 for property in constraint.properties {
+                    if let toOne = planned.first(where: { $0.relationship.name == property }) {
+                        guard case .foreignKey = toOne.storage, let destination = classNames[toOne.destination] else {
+                            parameters = []
+                            break
+                        }
+                        let name = Self.propertyName(property)
+                        parameters.append("\(name): \(destination)")
+                        terms.append("ObjectPredicate<\(className)>.identity(\\\(className).\(name), \(name))")
+                        signature.append("\(property):\(destination)")
+                        continue
+                    }
                     guard let stored = attributes.first(where: { !$0.isMember && $0.name == property }),
                         stored.isComparable
                     else {

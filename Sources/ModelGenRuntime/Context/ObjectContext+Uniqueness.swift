@@ -16,48 +16,67 @@ public enum MergePolicy: Sendable, Hashable {
 
 extension ObjectContext {
     /// The values of one uniqueness constraint of an object, keyed so that objects of one table
-    /// with equal values collide.
+    /// with equal values collide: attribute values, and the rows (or, unsaved, the temporary
+    /// identities) of to-one destinations.
     private struct UniqueKey: Hashable {
         var table: String
         var columns: [String]
         var values: [StoredValue]
-        /// The attributes' types (how the values are bound).
-        var types: [ValueType]
+        /// The attributes' types (how the values are bound); `nil` for a to-one's key.
+        var types: [ValueType?]
+        /// The properties' names and values, for messages.
+        var names: [String]
+        var shown: [String]
+
+        /// Whether a stored row can have these values: not when a destination is unsaved.
+        var canBeStored: Bool {
+            zip(values, types).allSatisfy { value, type in
+                if type == nil, case .integer(let row) = value { return row > 0 }
+                return true
+            }
+        }
     }
 
-    private func uniqueKeys(_ object: ManagedObject) -> [UniqueKey] {
+    private func uniqueKeys(_ object: ManagedObject) throws(DatabaseError) -> [UniqueKey] {
         let entity = type(of: object).entityDescription
         var keys: [UniqueKey] = []
-        for constraint in entity.uniquenessConstraints {
-            var values: [StoredValue] = []
-            for slot in constraint {
-                guard
-                    let value = StoredValue.from(
-                        object.storedForm(atSlot: slot, entity), for: entity.attributes[slot].type), value != .null
-                else {
-                    values = []
-                    break
-                }
-                values.append(value)
+        constraints: for constraint in entity.uniquenessConstraints {
+            var key = UniqueKey(table: entity.table, columns: [], values: [], types: [], names: [], shown: [])
+            for slot in constraint.attributes {
+                let attribute = entity.attributes[slot]
+                // A NULL never collides (as in SQL).
+                guard let value = StoredValue.from(object.storedForm(atSlot: slot, entity), for: attribute.type),
+                    value != .null
+                else { continue constraints }
+                key.columns.append(attribute.column)
+                key.values.append(value)
+                key.types.append(attribute.type)
+                key.names.append(attribute.name)
+                key.shown.append(Self.describe(value))
             }
-            // A NULL never collides (as in SQL).
-            if !values.isEmpty {
-                keys.append(
-                    UniqueKey(
-                        table: entity.table, columns: constraint.map { entity.attributes[$0].column }, values: values,
-                        types: constraint.map { entity.attributes[$0].type }))
+            for index in constraint.relationships {
+                let relationship = entity.relationships[index]
+                guard let column = relationship.foreignKeyColumn, let destination = try object.loadedToOne(index)
+                else { continue constraints }
+                key.columns.append(column)
+                key.values.append(.integer(destination.objectID.rowID))
+                key.types.append(nil)
+                key.names.append(relationship.name)
+                let name = type(of: destination).entityDescription.name
+                key.shown.append(
+                    destination.objectID.isTemporary ? "an unsaved \(name)" : "\(name) \(destination.objectID.rowID)")
             }
+            keys.append(key)
         }
         return keys
     }
 
     private func conflict(_ object: ManagedObject, _ key: UniqueKey) -> DatabaseError {
         let entity = type(of: object).entityDescription
-        let names = key.columns.compactMap { column in entity.attributes.first { $0.column == column }?.name }
         return DatabaseError(
             .uniqueness,
-            "\(entity.name) with \(names.joined(separator: ", ")) = \(key.values.map(Self.describe).joined(separator: ", ")) already exists",
-            entity: entity.name, property: names.first)
+            "\(entity.name) with \(key.names.joined(separator: ", ")) = \(key.shown.joined(separator: ", ")) already exists",
+            entity: entity.name, property: key.names.first)
     }
 
     private static func describe(_ value: StoredValue) -> String {
@@ -81,7 +100,7 @@ extension ObjectContext {
         var owners: [UniqueKey: ManagedObject] = [:]
         var duplicates: [(ManagedObject, ManagedObject)] = []
         for object in candidates {
-            for key in uniqueKeys(object) {
+            for key in try uniqueKeys(object) {
                 if let owner = owners[key], owner !== object {
                     guard mergePolicy != .error, object.objectID.isTemporary else { throw conflict(object, key) }
                     duplicates.append((object, owner))
@@ -132,7 +151,7 @@ extension ObjectContext {
     func resolveUniquenessAgainstStore(_ connection: Connection) throws(DatabaseError) {
         let candidates = insertedObjects.filter { !type(of: $0).entityDescription.uniquenessConstraints.isEmpty }
         for object in candidates where object.context === self {
-            for key in uniqueKeys(object) {
+            for key in try uniqueKeys(object) where key.canBeStored {
                 let sql =
                     "SELECT \"_pk\", \"_entity\", \"_version\" FROM \(EntityDescription.quoted(key.table)) WHERE "
                     + key.columns.map { "\(EntityDescription.quoted($0)) = ?" }.joined(separator: " AND ")
@@ -145,9 +164,9 @@ extension ObjectContext {
                 while found == nil, try statement.step() {
                     let id = ObjectID(
                         entityID: Int32(truncatingIfNeeded: statement.int64(1)), rowID: statement.int64(0))
-                    if let existing = registered[id], existing.isListedAsDeleted || !uniqueKeys(existing).contains(key)
-                    {
-                        continue
+                    if let existing = registered[id] {
+                        if existing.isListedAsDeleted { continue }
+                        if try !uniqueKeys(existing).contains(key) { continue }
                     }
                     found = (id, statement.int64(2))
                 }

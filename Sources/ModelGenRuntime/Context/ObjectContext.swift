@@ -328,19 +328,23 @@ public final class ObjectContext {
         }
         // The entity that declares the constraint: of the entities of that table having it, the
         // one whose rows include the others'.
+        func columnsOf(_ constraint: UniquenessConstraint, _ entity: EntityDescription) -> Set<String> {
+            Set(
+                constraint.attributes.map { entity.attributes[$0].column }
+                    + constraint.relationships.compactMap { entity.relationships[$0].foreignKeyColumn })
+        }
         let owners = store.model.entities.filter { entity in
-            entity.table == table
-                && entity.uniquenessConstraints.contains { $0.map { entity.attributes[$0].column } == columns }
+            entity.table == table && entity.uniquenessConstraints.contains { columnsOf($0, entity) == Set(columns) }
         }
         guard let owner = owners.max(by: { $0.fetchedEntityIDs.count < $1.fetchedEntityIDs.count }),
-            let constraint = owner.uniquenessConstraints.first(where: {
-                $0.map { owner.attributes[$0].column } == columns
-            })
+            let constraint = owner.uniquenessConstraints.first(where: { columnsOf($0, owner) == Set(columns) })
         else {
             return DatabaseError(
                 .uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
         }
-        let names = constraint.map { owner.attributes[$0].name }
+        let names =
+            constraint.attributes.map { owner.attributes[$0].name }
+            + constraint.relationships.map { owner.relationships[$0].name }
         return DatabaseError(
             .uniqueness,
             "another \(owner.name) already has the same \(names.joined(separator: ", ")) (the store refused the save)",

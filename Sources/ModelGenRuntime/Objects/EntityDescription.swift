@@ -39,6 +39,21 @@ public struct AttributeDescription: Sendable, Hashable {
     var hasRule: Bool { minimum != nil || maximum != nil || pattern != nil }
 }
 
+/// Properties of an entity whose values no two of its objects share: attribute slots, and to-one
+/// relationships (by index; each a foreign key of the entity's table) whose destinations are
+/// compared by identity. An array literal of slots is a constraint of attributes only.
+public struct UniquenessConstraint: Sendable, Hashable, ExpressibleByArrayLiteral {
+    public var attributes: [Int]
+    public var relationships: [Int]
+
+    public init(attributes: [Int], relationships: [Int] = []) {
+        self.attributes = attributes
+        self.relationships = relationships
+    }
+
+    public init(arrayLiteral slots: Int...) { self.init(attributes: slots) }
+}
+
 /// Static metadata of one entity: where its rows live and what they hold. Generated code builds
 /// one per class; the SQL the runtime needs is prepared once here, not per object.
 public final class EntityDescription: Sendable {
@@ -55,8 +70,8 @@ public final class EntityDescription: Sendable {
     /// The data columns of the table (every column after `_pk`, `_entity`, `_version`), in the
     /// order a fetch selects them; generated `read(from:startingAt:)` reads by these positions.
     public let columns: [String]
-    /// Sets of attribute slots whose values must be unique together.
-    public let uniquenessConstraints: [[Int]]
+    /// What must be unique together: attribute values, and the objects of to-one relationships.
+    public let uniquenessConstraints: [UniquenessConstraint]
     /// The class of this entity's objects.
     public let objectType: ManagedObject.Type?
     /// Transient attributes (inherited ones too), by name, with the value a new object starts
@@ -128,7 +143,8 @@ public final class EntityDescription: Sendable {
     public init(
         name: String, table: String, entityID: Int32, fetchedEntityIDs: [Int32]? = nil,
         attributes: [AttributeDescription],
-        relationships: [RelationshipDescription] = [], columns: [String]? = nil, uniquenessConstraints: [[Int]] = [],
+        relationships: [RelationshipDescription] = [], columns: [String]? = nil,
+        uniquenessConstraints: [UniquenessConstraint] = [],
         objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:], isAbstract: Bool = false,
         isObserved: Bool = false
     ) {

@@ -134,7 +134,8 @@ extension ManagedObject {
         case .key(nil): return nil
         case .toMany: return nil
         case .key(let row?):
-            let destination = try context?.object(row: row, of: type(of: self).entityDescription.relationships[index])
+            guard let context else { throw contextGone(index) }
+            let destination = try context.object(row: row, of: type(of: self).entityDescription.relationships[index])
             links[index] = .toOne(destination)
             return destination
         case .unloaded:

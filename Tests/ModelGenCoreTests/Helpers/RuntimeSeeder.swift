@@ -73,7 +73,9 @@ enum RuntimeSeeder {
                 name: entity.name, table: entity.table, entityID: Int32(entity.entityID),
                 fetchedEntityIDs: entity.fetchedEntityIDs.map(Int32.init),
                 attributes: attributes, relationships: relationships, columns: entity.columns,
-                uniquenessConstraints: entity.uniquenessConstraints, objectType: classes[entity.name])
+                uniquenessConstraints: entity.uniquenessConstraints.map {
+                    UniquenessConstraint(attributes: $0.attributes, relationships: $0.relationships)
+                }, objectType: classes[entity.name])
             let initial = Dictionary(
                 uniqueKeysWithValues: attributes.enumerated().compactMap { slot, attribute in
                     defaults(entity.name, attribute.name).map { (slot, $0) }

@@ -102,9 +102,9 @@ import Testing
         let cleanup: () -> Void
 
         /// `nil` when `backend` is not available (a notice, or a failure where it is required).
-        init?(_ backend: OracleBackend) throws {
+        init?(_ backend: OracleBackend, name: String = "Shop", xml: String = RuntimeTrustTests.shopXML) throws {
             guard let (place, cleanup) = try backend.place() else { return nil }
-            model = try RuntimeTrustTests.shop().0
+            model = try RuntimeTrustTests.shop(name: name, xml: xml).0
             location = try place.store("shop_\(UUID().uuidString.prefix(8))")
             let location = location
             self.cleanup = {

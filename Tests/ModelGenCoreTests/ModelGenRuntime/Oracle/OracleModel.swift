@@ -82,7 +82,7 @@ struct OracleModel {
         var isAbstract: Bool
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
-        /// Attribute names unique together (one constraint at most).
+        /// Attribute and to-one relationship names unique together (one constraint at most).
         var unique: [String]?
     }
 
@@ -195,6 +195,17 @@ struct OracleModel {
                 [.string, .int64, .int32].contains($0.kind) && !$0.isOptional
             }) {
                 entities[root].unique = [attribute.name]
+            }
+            // A to-one (kept in the root's table: its inverse is to-many) joins the constraint, or
+            // is the whole of it.
+            let toOnes = entities[root].relationships.filter { relationship in
+                !relationship.isToMany
+                    && entities[relationship.destination].relationships.contains {
+                        $0.name == relationship.inverse && $0.isToMany
+                    }
+            }
+            if let toOne = toOnes.first, random.chance(entities[root].unique == nil ? 30 : 50) {
+                entities[root].unique = (entities[root].unique ?? []) + [toOne.name]
             }
         }
         return OracleModel(entities: entities)

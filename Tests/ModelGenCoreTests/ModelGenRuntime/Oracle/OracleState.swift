@@ -132,8 +132,15 @@ struct OracleState {
         for (index, entity) in model.entities.enumerated() {
             guard let unique = entity.unique else { continue }
             var seen: Set<[OracleValue?]> = []
-            for (_, object) in objects.sorted(by: { $0.key < $1.key }) where model.isKind(object.entity, of: index) {
-                let key = unique.map { object.values[$0] }
+            for (id, object) in objects.sorted(by: { $0.key < $1.key }) where model.isKind(object.entity, of: index) {
+                // A to-one's value is its destination (by oracle id).
+                let key = unique.map { name in
+                    model.entities[index].relationships.contains { $0.name == name }
+                        ? targets(id, OracleModel.RelationshipRef(entity: index, name: name)).first.map {
+                            OracleValue.int(Int64($0))
+                        }
+                        : object.values[name]
+                }
                 if key.contains(where: { $0 == nil }) { continue }
                 if !seen.insert(key).inserted { found.append(.uniqueness("\(entity.name) \(key)")) }
             }
