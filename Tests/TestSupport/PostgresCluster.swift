@@ -74,12 +74,7 @@ public final class PostgresCluster: @unchecked Sendable {
                 "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--locale-provider=icu",
                 "--icu-locale=en-US", "--no-sync",
             ])
-        try runServerTool(
-            "pg_ctl",
-            [
-                "-D", data, "-l", directory.appendingPathComponent("log").path, "-w", "-t", "60", "-o",
-                "-k \(directory.path) -c listen_addresses='' -c fsync=off -c max_connections=40", "start",
-            ])
+        try startServer()
         // A watchdog stops the server and removes its directory once this process is gone, however
         // it ends (the test runner does not always run exit handlers).
         let stopCommand =
@@ -91,6 +86,22 @@ public final class PostgresCluster: @unchecked Sendable {
                 "-c",
                 "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stopCommand); rm -rf '\(directory.path)'",
             ])
+    }
+
+    /// Starts the server (again, after `stopServer()`), waiting until it accepts connections.
+    public func startServer() throws {
+        try runServerTool(
+            "pg_ctl",
+            [
+                "-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path,
+                "-w", "-t", "60", "-o",
+                "-k \(directory.path) -c listen_addresses='' -c fsync=off -c max_connections=40", "start",
+            ])
+    }
+
+    /// Stops the server as a restart or failover does: every session is closed; the data stays.
+    public func stopServer() throws {
+        try runServerTool("pg_ctl", ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
     }
 
     private func runServerTool(_ tool: String, _ arguments: [String]) throws {

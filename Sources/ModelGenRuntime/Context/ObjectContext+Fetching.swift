@@ -120,7 +120,7 @@ extension ObjectContext {
         if request.effectiveLimit != nil || request.fetchOffset > 0 {
             sql += dialect.window(limit: request.effectiveLimit, offset: request.fetchOffset)
         }
-        return try store.withConnection { connection throws(DatabaseError) in
+        return try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             defer { statement.resetForRebinding() }
             for (index, value) in (compiled?.parameters ?? []).enumerated() {
@@ -142,7 +142,7 @@ extension ObjectContext {
         let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
         guard compiled?.residue == nil else { return try fetch(request).count }
         let sql = "SELECT count(*) " + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
-        let total: Int = try store.withConnection { connection throws(DatabaseError) in
+        let total: Int = try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in (compiled?.parameters ?? []).enumerated() {
                 value.bind(to: statement, at: Int32(index + 1))
@@ -197,7 +197,7 @@ extension ObjectContext {
         _ sql: String, parameters: [SQLArgument], as entity: EntityDescription, type: ManagedObject.Type? = nil,
         ownRowsOnly: Bool = false
     ) throws(DatabaseError) -> [ManagedObject] {
-        try store.withConnection { connection throws(DatabaseError) in
+        try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             for (index, value) in parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
             // A local cursor and buffer, not state captured from outside the closure: appending to

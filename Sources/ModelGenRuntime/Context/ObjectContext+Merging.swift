@@ -96,7 +96,7 @@ extension ObjectContext {
                 start += width
                 var pending = Dictionary(chunk.map { ($0.objectID.rowID, $0) }, uniquingKeysWith: { first, _ in first })
                 do {
-                    try store.withConnection { connection throws(DatabaseError) in
+                    try store.withReadConnection { connection throws(DatabaseError) in
                         let statement = try connection.cachedStatement(sql)
                         defer { statement.reset() }
                         // The last row repeated fills the list: one statement whatever the count.

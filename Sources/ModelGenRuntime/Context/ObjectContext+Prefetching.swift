@@ -126,7 +126,7 @@ extension ObjectContext {
         // starts and ends: one array per owner at the end, not one grown row by row.
         var destinations: [ManagedObject] = []
         var groups = [Range<Int>?](repeating: nil, count: owners.count)
-        try store.withConnection { connection throws(DatabaseError) in
+        try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             store.dialect.keyList(keys).bind(to: statement, at: 1)
             var rows = FetchCursor(

@@ -31,7 +31,7 @@ extension ObjectContext {
         case .foreignKey(let column):
             let sql =
                 "SELECT \(EntityDescription.quoted(column)) FROM \(EntityDescription.quoted(type(of: object).entityDescription.table)) WHERE \"_pk\" = ?"
-            let row: Int64? = try store.withConnection { connection throws(DatabaseError) in
+            let row: Int64? = try store.withReadConnection { connection throws(DatabaseError) in
                 let statement = try connection.cachedStatement(sql)
                 statement.bind(object.objectID.rowID, at: 1)
                 return try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil

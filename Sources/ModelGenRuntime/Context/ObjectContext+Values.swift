@@ -30,7 +30,7 @@ extension ObjectContext {
         let entity = T.entityDescription
         let terms = plan.keys + plan.values
         if parent == nil, !hasChanges, let query = ValuesQuery(request, plan, store.dialect) {
-            let rows = try store.withConnection { connection throws(DatabaseError) in
+            let rows = try store.withReadConnection { connection throws(DatabaseError) in
                 try query.run(connection, entity)
             }
             return rows.map { ResultRow(terms: terms, values: $0) }

@@ -483,7 +483,7 @@ public final class ObjectContext {
     public func refresh(_ object: ManagedObject) throws(DatabaseError) {
         guard !object.objectID.isTemporary else { return }
         let entity = type(of: object).entityDescription
-        try store.withConnection { connection throws(DatabaseError) in
+        try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(entity.selectRowSQL)
             statement.bind(object.objectID.rowID, at: 1)
             guard try statement.step() else {

@@ -141,7 +141,14 @@ public final class Connection {
     /// `IMMEDIATE` takes the write lock up front, so a busy database is waited for at the start
     /// instead of failing half-way.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute(postgres == nil ? "BEGIN IMMEDIATE" : "BEGIN")
+        do {
+            try execute(postgres == nil ? "BEGIN IMMEDIATE" : "BEGIN")
+        } catch let error as DatabaseError where error.code == .connectionLost {
+            // Nothing of the transaction ran: a session the server closed while the connection
+            // was idle (a restart, a failover) is opened again, and the transaction begins there.
+            try reconnectIfNeeded()
+            try execute("BEGIN")
+        }
         do {
             let result = try body()
             try execute("COMMIT")

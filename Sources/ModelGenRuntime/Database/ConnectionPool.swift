@@ -48,6 +48,10 @@ final class ConnectionPool: @unchecked Sendable {
         return try body(connection)
     }
 
+    /// Whether this thread holds a connection of the pool (a use of it is running further out,
+    /// such as a save's transaction).
+    var isHeldByCurrentThread: Bool { Thread.current.threadDictionary[threadKey] != nil }
+
     /// An idle connection, or a new one while fewer than `capacity` are open. A connection that
     /// cannot be opened (the server refuses more) is not counted: the caller waits for an idle one.
     private func acquire() -> Connection {

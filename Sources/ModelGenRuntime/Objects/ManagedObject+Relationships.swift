@@ -1,3 +1,5 @@
+import Foundation
+
 /// The objects of a loaded to-many relationship, in order. Membership is tested by a scan while
 /// the list is short, and through a set, built when first needed, once it is longer: most lists
 /// are short, and a prefetch makes many of them at once.
@@ -44,13 +46,8 @@ extension ManagedObject {
     public final func toOne<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self)
         -> Destination?
     {
-        do {
-            return try loadedToOne(index).map { unsafeDowncast($0, to: Destination.self) }
-        } catch {
-            preconditionFailure(
-                "\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)"
-            )
-        }
+        let destination = answer(reading: index) { () throws(DatabaseError) in try loadedToOne(index) }
+        return destination.map { unsafeDowncast($0, to: Destination.self) }
     }
 
     /// The destinations of to-many relationship `index`, in order.
@@ -58,13 +55,64 @@ extension ManagedObject {
     public final func toMany<Destination: ManagedObject>(_ index: Int, as type: Destination.Type = Destination.self)
         -> [Destination]
     {
+        let objects = answer(reading: index) { () throws(DatabaseError) in try loadedToMany(index).objects }
+        // Every destination is a `Destination`: the list's array is one of them as it is.
+        return unsafeBitCast(objects, to: [Destination].self)
+    }
+
+    /// What a relationship getter, which cannot throw, answers: `read`'s result. When the
+    /// database server is gone (`.connectionLost`, after the read itself tried a new session),
+    /// it reads again as the store reconnects, for up to `OpenOptions.getterReconnectWait`; a
+    /// read that still fails, or fails otherwise (a misuse, such as an object whose context is
+    /// gone), stops the program with the error, since a getter has no wrong answer to give
+    /// instead. `loadRelationships()` is the same read as a call that throws.
+    private func answer<T>(reading index: Int, _ read: () throws(DatabaseError) -> T) -> T {
+        let entity = Self.entityDescription
+        return waitingForServer(read) { failure in
+            "\(entity.name).\(entity.relationships[index].name) could not be read: \(failure) (a relationship getter cannot throw; loadRelationships() throws instead)"
+        }
+    }
+
+    /// `body`'s result, read again while the server is gone for up to the store's
+    /// `getterReconnectWait`; otherwise the program stops with `message` of the last error.
+    private func waitingForServer<T>(
+        _ body: () throws(DatabaseError) -> T, orStop message: (DatabaseError) -> String
+    ) -> T {
+        var failure: DatabaseError
         do {
-            // Every destination is a `Destination`: the list's array is one of them as it is.
-            return unsafeBitCast(try loadedToMany(index).objects, to: [Destination].self)
+            return try body()
         } catch {
-            preconditionFailure(
-                "\(Self.entityDescription.name).\(Self.entityDescription.relationships[index].name) could not be read: \(error)"
-            )
+            failure = error
+        }
+        let wait = context?.store.getterReconnectWait ?? 0
+        let deadline = Date().addingTimeInterval(wait)
+        var pause: TimeInterval = 0.05
+        while failure.code == .connectionLost && Date() < deadline {
+            Thread.sleep(forTimeInterval: pause)
+            pause = min(pause * 2, 1)
+            do {
+                return try body()
+            } catch {
+                failure = error
+            }
+        }
+        preconditionFailure(message(failure))
+    }
+
+    /// Reads every relationship of the object that is not loaded yet, so that reading them
+    /// afterwards needs no database: the same reads as the relationship getters, as a call that
+    /// throws. A getter cannot throw, so where the database cannot answer it stops the program
+    /// (see `OpenOptions.getterReconnectWait`); load first where that must not happen. A merge
+    /// that finds relationships changed elsewhere unloads them again.
+    /// - Throws: `.connectionLost` when the server cannot be reached (retryable), `.misuse` when
+    ///   the object's context is gone.
+    public final func loadRelationships() throws(DatabaseError) {
+        for (index, relationship) in Self.entityDescription.relationships.enumerated() {
+            if relationship.isToMany {
+                _ = try loadedToMany(index)
+            } else {
+                _ = try loadedToOne(index)
+            }
         }
     }
 
@@ -94,7 +142,8 @@ extension ManagedObject {
 
     /// Runs a change a property setter cannot throw from. A refused change (a destination of
     /// another context: `.misuse`) leaves everything as it was and is thrown by the context's next
-    /// save; a relationship that cannot be read from the store stops the program, as a getter's.
+    /// save; a relationship that cannot be read from the store (the change reads the inverse's
+    /// side before it changes anything) is read again as a getter's is, or stops the program.
     private func perform(_ body: () throws(DatabaseError) -> Void) {
         do {
             try body()
@@ -103,7 +152,12 @@ extension ManagedObject {
                 context.recordedError = context.recordedError ?? error
                 return
             }
-            preconditionFailure("a relationship of \(Self.entityDescription.name) could not be changed: \(error)")
+            guard error.code == .connectionLost else {
+                preconditionFailure("a relationship of \(Self.entityDescription.name) could not be changed: \(error)")
+            }
+            waitingForServer(body) { failure in
+                "a relationship of \(Self.entityDescription.name) could not be changed: \(failure)"
+            }
         }
     }
 

@@ -48,6 +48,7 @@ extension PersistentStore {
         if existing != nil { try Self.advanceKeySequences(connection, model) }
         self.init(model: model, connection: connection)
         pool = ConnectionPool(first: connection, connectionString: connectionString, capacity: options.connections)
+        getterReconnectWait = options.getterReconnectWait
         changeFeed = try PostgresChangeFeed(connection: connection, connectionString: connectionString, log: changeLog)
     }
 

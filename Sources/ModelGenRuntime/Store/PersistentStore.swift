@@ -91,10 +91,20 @@ public final class PersistentStore: @unchecked Sendable {
         /// The check is one `PRAGMA data_version`; no table is read.
         public var externalChangeInterval: TimeInterval
 
-        public init(allowsDataLoss: Bool = false, connections: Int = 4, externalChangeInterval: TimeInterval = 0.1) {
+        /// On PostgreSQL, how long (in seconds) a relationship getter, which cannot throw, waits
+        /// for a lost server to come back before it stops the program: it reads again as the
+        /// store reconnects (a restart or a failover takes seconds). Calls that throw never wait;
+        /// they throw `.connectionLost`, and the next call reconnects.
+        public var getterReconnectWait: TimeInterval
+
+        public init(
+            allowsDataLoss: Bool = false, connections: Int = 4, externalChangeInterval: TimeInterval = 0.1,
+            getterReconnectWait: TimeInterval = 30
+        ) {
             self.allowsDataLoss = allowsDataLoss
             self.connections = connections
             self.externalChangeInterval = externalChangeInterval
+            self.getterReconnectWait = getterReconnectWait
         }
     }
 
@@ -105,6 +115,8 @@ public final class PersistentStore: @unchecked Sendable {
     let connection: Connection
     /// On PostgreSQL: the store's connections.
     var pool: ConnectionPool?
+    /// `OpenOptions.getterReconnectWait` (PostgreSQL).
+    var getterReconnectWait: TimeInterval = 30
     /// Where the store's connections report statements (`trace`); guarded by `lock`.
     private var tracer: SQLTracer?
     let entitiesByID: [Int32: EntityDescription]
@@ -376,6 +388,21 @@ public final class PersistentStore: @unchecked Sendable {
             defer { lock.unlock() }
             tracer = newValue.map(SQLTracer.init)
             if let pool { pool.setTracer(tracer) } else { connection.setTracer(tracer) }
+        }
+    }
+
+    /// Runs a read (a fetch, a count, loading a relationship, refreshing an object). On
+    /// PostgreSQL a read that finds its session closed by the server (a restart, a failover,
+    /// `pg_terminate_backend`) runs once more on the session opened again, so a dropped
+    /// connection costs a read nothing; inside a transaction of this thread (a save's nested
+    /// reads) the error goes to the transaction instead. A second failure is thrown.
+    func withReadConnection<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        guard let pool else { return try withConnection(body) }
+        do {
+            return try pool.with(body)
+        } catch {
+            guard error.code == .connectionLost, !pool.isHeldByCurrentThread else { throw error }
+            return try pool.with(body)
         }
     }
 
