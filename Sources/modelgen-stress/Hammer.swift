@@ -101,8 +101,10 @@ struct Hammer {
         do {
             try context.save()
             return nil
-        } catch {
+        } catch let error as DatabaseError {
             return error
+        } catch {
+            return DatabaseError(.misuse, "\(error)")
         }
     }
 }

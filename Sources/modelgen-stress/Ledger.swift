@@ -49,7 +49,7 @@ enum Ledger {
         grade.student = student
         do {
             try context.save()
-        } catch {
+        } catch let error as DatabaseError {
             guard error.code == .uniqueness, try Grade.find(id: counterGrade, in: store.newContext()) != nil else {
                 throw error
             }

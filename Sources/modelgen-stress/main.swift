@@ -71,7 +71,7 @@ func editStudent(_ context: ObjectContext, _ id: ObjectID, delete: Bool, first: 
         try context.save()
         return (#"{"object": "\#(id.stringValue)"}"#, true)
     } catch {
-        return (#"{"error": "\#(error.code)"}"#, false)
+        return (#"{"error": "\#((error as? DatabaseError)?.code.description ?? "\(error)")"}"#, false)
     }
 }
 

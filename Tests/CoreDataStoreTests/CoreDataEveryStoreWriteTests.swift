@@ -143,8 +143,7 @@ import Testing
                 do {
                     try context.save()
                     return (object, entity)
-                } catch {
-                    guard error.code == .deny || error.code == .validation else { throw error }
+                } catch let error as DatabaseError where error.code == .deny || error.code == .validation {
                     context.rollback()
                 }
             }

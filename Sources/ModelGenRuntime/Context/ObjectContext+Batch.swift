@@ -76,7 +76,7 @@ extension ObjectContext {
     /// - Returns: How many objects were deleted, cascades included.
     @discardableResult
     public func batchDelete<T: ManagedObject>(_ type: T.Type, where predicate: ObjectPredicate<T>? = nil)
-        throws(DatabaseError) -> Int
+        throws -> Int
     {
         guard parent == nil else {
             throw DatabaseError(.misuse, "a batch delete runs on a context of the store, not a child context")
@@ -92,7 +92,9 @@ extension ObjectContext {
         }
         var deletion: BatchDeletion?
         try inBatchTransaction { connection throws(DatabaseError) in
-            let ids = try store.newContext().fetchObjectIDs(FetchRequest<T>(predicate: predicate))
+            let ids = try DatabaseError.rethrown {
+                try store.newContext().fetchObjectIDs(FetchRequest<T>(predicate: predicate))
+            }
             var plan = BatchDeletion(store: store, connection: connection)
             try plan.add(ids, table: entity.table)
             let groups = try plan.groups()
@@ -145,7 +147,7 @@ extension ObjectContext {
     @discardableResult
     public func batchUpdate<T: ManagedObject>(
         _ type: T.Type, set values: [BatchValue<T>], where predicate: ObjectPredicate<T>? = nil
-    ) throws(DatabaseError) -> Int {
+    ) throws -> Int {
         guard parent == nil else {
             throw DatabaseError(.misuse, "a batch update runs on a context of the store, not a child context")
         }
@@ -156,7 +158,9 @@ extension ObjectContext {
         guard !assignments.isEmpty else { return 0 }
         var count = 0
         try inBatchTransaction { connection throws(DatabaseError) in
-            let ids = try store.newContext().fetchObjectIDs(FetchRequest<T>(predicate: predicate))
+            let ids = try DatabaseError.rethrown {
+                try store.newContext().fetchObjectIDs(FetchRequest<T>(predicate: predicate))
+            }
             count = ids.count
             guard !ids.isEmpty else { return (inserted: [], updated: [], deleted: []) }
             let quoted = EntityDescription.quoted
@@ -186,7 +190,7 @@ extension ObjectContext {
     ///
     /// - Returns: The new objects' IDs, in the order of `rows`.
     @discardableResult
-    public func batchInsert<T: ManagedObject>(_ type: T.Type, rows: [[BatchValue<T>]]) throws(DatabaseError)
+    public func batchInsert<T: ManagedObject>(_ type: T.Type, rows: [[BatchValue<T>]]) throws
         -> [ObjectID]
     {
         guard parent == nil else {

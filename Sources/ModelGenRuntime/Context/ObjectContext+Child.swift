@@ -51,7 +51,7 @@ extension ObjectContext {
     {
         let entity = T.entityDescription
         var objects: [T] = []
-        for object in try parent.fetch(FetchRequest<T>()) {
+        for object in try DatabaseError.rethrown({ try parent.fetch(FetchRequest<T>()) }) {
             let copy = childObject(for: object)
             if !copy.isListedAsDeleted { objects.append(unsafeDowncast(copy, to: T.self)) }
         }
@@ -86,7 +86,7 @@ extension ObjectContext {
                 pushed[ObjectIdentifier(object)] = made
                 return made
             }
-            return try parent.existingObject(with: object.objectID)
+            return try DatabaseError.rethrown { try parent.existingObject(with: object.objectID) }
         }
         for object in inserted + updated {
             let entity = type(of: object).entityDescription
@@ -106,7 +106,7 @@ extension ObjectContext {
                     ? index < object.links.count && !object.links[index].isUnloaded
                     : object.relationshipMask & EntityDescription.bit(index) != 0
                 guard touched else { continue }
-                let value = try object.value(forKey: relationship.name)
+                let value = try DatabaseError.rethrown { try object.value(forKey: relationship.name) }
                 let mapped: Any?
                 if let many = value as? [ManagedObject] {
                     var objects: [ManagedObject] = []
@@ -117,7 +117,7 @@ extension ObjectContext {
                 } else {
                     mapped = nil
                 }
-                try target(object).setValue(mapped, forKey: relationship.name)
+                try DatabaseError.rethrown { try target(object).setValue(mapped, forKey: relationship.name) }
             }
         }
         for object in deletedObjects { parent.delete(try target(object)) }

@@ -2,7 +2,7 @@ extension ObjectContext {
     // MARK: - Fetching
 
     /// Every object of `type` (and its sub-entities), in row order; see `fetch(_:)`.
-    public func fetchAll<T: ManagedObject>(_ type: T.Type) throws(DatabaseError) -> [T] {
+    public func fetchAll<T: ManagedObject>(_ type: T.Type) throws -> [T] {
         try fetch(FetchRequest<T>())
     }
 
@@ -11,7 +11,7 @@ extension ObjectContext {
     /// `store.model.entities`): rows read as `fetchAll` reads them, this context's unsaved inserts
     /// of the entity added and its deleted objects left out.
     /// - Throws: `.misuse` in a child context (fetch there with a `FetchRequest`).
-    public func fetchAll(entity: EntityDescription) throws(DatabaseError) -> [ManagedObject] {
+    public func fetchAll(entity: EntityDescription) throws -> [ManagedObject] {
         guard parent == nil else {
             throw DatabaseError(.misuse, "fetchAll(entity:) reads the store; use a FetchRequest in a child context")
         }
@@ -29,7 +29,7 @@ extension ObjectContext {
     /// The objects `request` selects, as Core Data fetches them: objects already in this context
     /// come back as they are (one object per row), and the context's unsaved inserts, changes and
     /// deletes are taken into account.
-    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [T] {
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         let objects = try fetchObjects(request)
         if !request.relationshipKeyPathsForPrefetching.isEmpty, parent == nil, !objects.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: T.entityDescription)
@@ -102,7 +102,7 @@ extension ObjectContext {
     /// The IDs of the objects `request` selects, in its order (Core Data's object-ID result
     /// type): without making objects where the context has no unsaved changes and SQL decides the
     /// whole request; unsaved inserts have temporary IDs.
-    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> [ObjectID] {
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         if let failure = request.predicate?.failure ?? request.sortDescriptors.lazy.compactMap(\.failure).first {
             throw failure
         }
@@ -133,7 +133,7 @@ extension ObjectContext {
     }
 
     /// How many objects `request` selects (its limit and offset applied).
-    public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws(DatabaseError) -> Int {
+    public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
         if let failure = request.predicate?.failure { throw failure }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription

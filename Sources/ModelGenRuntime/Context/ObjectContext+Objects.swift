@@ -18,7 +18,7 @@ extension ObjectContext {
     /// - Throws: `.missingObject` when no row of the store has `id` (deleted, or never saved: a
     ///   temporary identifier resolves only in the context that made it); `.misuse` when the
     ///   store's model has no entity of `id`'s number.
-    public func existingObject(with id: ObjectID) throws(DatabaseError) -> ManagedObject {
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
         if let object = registered[id] { return object }
         if id.isTemporary, let object = insertedObjects.first(where: { $0.objectID == id }) ?? parentInserted[id] {
             return object
@@ -46,7 +46,7 @@ extension ObjectContext {
 
     /// The object of `id` as `type`.
     /// - Throws: as `existingObject(with:)`, and `.wrongType` when the object is not a `type`.
-    public func existingObject<T: ManagedObject>(with id: ObjectID, as type: T.Type) throws(DatabaseError) -> T {
+    public func existingObject<T: ManagedObject>(with id: ObjectID, as type: T.Type) throws -> T {
         let object = try existingObject(with: id)
         guard let typed = object as? T else {
             let entity = Swift.type(of: object).entityDescription.name

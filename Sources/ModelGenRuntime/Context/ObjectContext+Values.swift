@@ -8,7 +8,7 @@ extension ObjectContext {
     /// `ValuesRequest`). One SQL statement where the context has no unsaved changes and SQL can
     /// compute every column as the runtime does; otherwise computed from the objects a fetch with
     /// the request's predicate returns, unsaved changes included.
-    public func fetchValues<T: ManagedObject>(_ request: ValuesRequest<T>) throws(DatabaseError) -> [ResultRow<T>] {
+    public func fetchValues<T: ManagedObject>(_ request: ValuesRequest<T>) throws -> [ResultRow<T>] {
         let rows = try fetchRows(request)
         // A NULL where the column's Swift type takes none (a required attribute a row lacks) is
         // an error here, not a stop when the row is read.
@@ -37,15 +37,17 @@ extension ObjectContext {
         }
         let stored: [[StoredValue]]
         if plan.grouped {
-            let objects = try fetch(FetchRequest<T>(predicate: request.predicate))
+            let objects = try DatabaseError.rethrown { try fetch(FetchRequest<T>(predicate: request.predicate)) }
             let all = try ResultValues.grouped(objects, plan, having: request.having, entity: entity)
             let start = min(plan.offset, all.count)
             stored = Array(all[start..<(plan.limit.map { min(start + $0, all.count) } ?? all.count)])
         } else {
-            let objects = try fetch(
-                FetchRequest<T>(
-                    predicate: request.predicate, sortDescriptors: request.sortDescriptors, fetchLimit: plan.limit,
-                    fetchOffset: plan.offset))
+            let objects = try DatabaseError.rethrown {
+                try fetch(
+                    FetchRequest<T>(
+                        predicate: request.predicate, sortDescriptors: request.sortDescriptors, fetchLimit: plan.limit,
+                        fetchOffset: plan.offset))
+            }
             stored = try objects.map { object throws(DatabaseError) in
                 try plan.values.map { term throws(DatabaseError) in try ResultValues.stored(term, of: object) }
             }
@@ -60,7 +62,7 @@ extension ObjectContext {
 
     /// One aggregate over the objects `predicate` selects: `try context.aggregate(.sum(\Order.price))`.
     public func aggregate<T: ManagedObject, V>(_ aggregate: Aggregate<T, V>, where predicate: ObjectPredicate<T>? = nil)
-        throws(DatabaseError) -> V
+        throws -> V
     {
         let rows = try fetchValues(ValuesRequest(predicate: predicate, columns: [aggregate]))
         return rows[0][aggregate]
@@ -68,7 +70,7 @@ extension ObjectContext {
 
     /// The values of an attribute, one per object `request` selects, in its order and window.
     public func fetchValues<T: ManagedObject, V>(_ keyPath: KeyPath<T, V>, _ request: FetchRequest<T> = FetchRequest())
-        throws(DatabaseError) -> [V]
+        throws -> [V]
     {
         let column = ValueColumn(keyPath)
         let values = ValuesRequest(
@@ -81,7 +83,7 @@ extension ObjectContext {
     /// (`nil` first, strings by their bytes).
     public func distinctValues<T: ManagedObject, V>(
         of keyPath: KeyPath<T, V>, where predicate: ObjectPredicate<T>? = nil
-    ) throws(DatabaseError) -> [V] {
+    ) throws -> [V] {
         let column = ValueColumn(keyPath)
         let request = ValuesRequest(predicate: predicate, columns: [column], returnsDistinctResults: true)
         return try fetchValues(request).map { $0[column] }

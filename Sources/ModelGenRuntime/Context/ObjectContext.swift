@@ -178,7 +178,7 @@ public final class ObjectContext {
     ///   changed it since it was read and `mergePolicy` is `.error` (`.objectTrump` writes the
     ///   changed properties over the newer row, `.storeTrump` keeps the row and drops the
     ///   object's changes), `.sqlite` for what the database refuses.
-    public func save() throws(DatabaseError) {
+    public func save() throws {
         if let recordedError {
             self.recordedError = nil
             throw recordedError
@@ -480,7 +480,7 @@ public final class ObjectContext {
 
     /// Reads `object` again from the store, dropping its unsaved changes.
     /// - Throws: `.missingObject` when its row is gone.
-    public func refresh(_ object: ManagedObject) throws(DatabaseError) {
+    public func refresh(_ object: ManagedObject) throws {
         guard !object.objectID.isTemporary else { return }
         let entity = type(of: object).entityDescription
         try store.withReadConnection { connection throws(DatabaseError) in

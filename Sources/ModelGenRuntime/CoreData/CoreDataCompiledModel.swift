@@ -89,7 +89,7 @@ public struct CoreDataCompiledModel: Sendable, Hashable {
 
     /// Decodes the content of `Z_MODELCACHE.Z_CONTENT`.
     /// - Throws: `.conversion` when it is not a model archive this reader understands.
-    public static func decode(cache: [UInt8]) throws(DatabaseError) -> CoreDataCompiledModel {
+    public static func decode(cache: [UInt8]) throws -> CoreDataCompiledModel {
         do {
             let archive = try KeyedArchive(BinaryPropertyList(Inflate.inflate(cache)))
             return try ModelArchiveReader(archive: archive).model()

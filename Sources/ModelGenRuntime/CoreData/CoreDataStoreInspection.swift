@@ -59,7 +59,7 @@ public enum CoreDataStoreInspection {
     /// Reads the store at `path` (see `CoreDataStoreReport`).
     /// - Throws: `.foreignDatabase` when the file is no Core Data store (no `Z_PRIMARYKEY` or
     ///   `Z_METADATA`), `.sqlite` when it cannot be read.
-    public static func inspect(path: String) throws(DatabaseError) -> CoreDataStoreReport {
+    public static func inspect(path: String) throws -> CoreDataStoreReport {
         let manager = FileManager.default
         guard manager.fileExists(atPath: path) else { throw DatabaseError(.sqlite, "no file at \(path)") }
         let directory = manager.temporaryDirectory.appendingPathComponent("modelgen-inspect-\(UUID().uuidString)")
@@ -137,7 +137,8 @@ public enum CoreDataStoreInspection {
                 do {
                     report.compiledModel = try CoreDataCompiledModel.decode(cache: statement.bytes(0))
                 } catch {
-                    report.anomalies.append(.init(table: "Z_MODELCACHE", row: nil, message: error.message))
+                    let message = (error as? DatabaseError)?.message ?? "\(error)"
+                    report.anomalies.append(.init(table: "Z_MODELCACHE", row: nil, message: message))
                 }
             }
         }

@@ -42,7 +42,7 @@ extension PersistentStore {
     ///   cannot be read.
     public convenience init(
         coreDataStoreAt path: String, model: Model, options: CoreDataOptions = CoreDataOptions()
-    ) throws(DatabaseError) {
+    ) throws {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(.sqlite, "no Core Data store at \(path)")
         }

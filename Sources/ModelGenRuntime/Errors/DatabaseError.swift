@@ -96,3 +96,19 @@ extension DatabaseError {
     /// `unique_violation`.
     var isUniqueViolation: Bool { sqliteCode == 2067 || sqlState == "23505" }
 }
+
+extension DatabaseError {
+    /// What a call of the runtime's own public API threw, as the `DatabaseError` it is: the
+    /// public API is declared `throws` (a typed `throws(DatabaseError)` makes Swift 6.3's
+    /// compiler crash on `catch let error as DatabaseError` in async top-level code) but throws
+    /// nothing else.
+    static func rethrown<T>(_ body: () throws -> T) throws(DatabaseError) -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw DatabaseError(.misuse, "\(error)")
+        }
+    }
+}

@@ -96,7 +96,7 @@ extension ObjectContext {
     /// are read now (all of them, as `fetchObjectIDs`); where the context has unsaved changes that
     /// takes a whole fetch, whose objects then stay.
     public func fetchBatched<T: ManagedObject>(_ request: FetchRequest<T>, batchSize: Int? = nil)
-        throws(DatabaseError) -> BatchedResults<T>
+        throws -> BatchedResults<T>
     {
         let size = batchSize ?? (request.fetchBatchSize > 0 ? request.fetchBatchSize : 1_000)
         return BatchedResults(context: self, objectIDs: try fetchObjectIDs(request), batchSize: size)

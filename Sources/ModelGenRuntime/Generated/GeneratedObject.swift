@@ -35,13 +35,13 @@ extension FetchableObject {
         in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil,
         sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = [],
         limit: Int? = nil
-    ) throws(DatabaseError) -> [Self] {
+    ) throws -> [Self] {
         try context.fetch(FetchRequest(predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit))
     }
 
     /// How many objects match `predicate`.
     public static func count(in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil)
-        throws(DatabaseError) -> Int
+        throws -> Int
     {
         try context.count(FetchRequest<Self>(predicate: predicate))
     }
@@ -50,7 +50,7 @@ extension FetchableObject {
     public static func first(
         in context: ObjectContext, where predicate: ObjectPredicate<Self>? = nil,
         sortedBy sortDescriptors: [ObjectSortDescriptor<Self>] = []
-    ) throws(DatabaseError) -> Self? {
+    ) throws -> Self? {
         try context.fetch(FetchRequest(predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: 1)).first
     }
 }

@@ -106,7 +106,7 @@ extension ManagedObject {
     /// that finds relationships changed elsewhere unloads them again.
     /// - Throws: `.connectionLost` when the server cannot be reached (retryable), `.misuse` when
     ///   the object's context is gone.
-    public final func loadRelationships() throws(DatabaseError) {
+    public final func loadRelationships() throws {
         for (index, relationship) in Self.entityDescription.relationships.enumerated() {
             if relationship.isToMany {
                 _ = try loadedToMany(index)

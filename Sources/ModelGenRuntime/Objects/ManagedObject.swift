@@ -301,7 +301,7 @@ open class ManagedObject: Hashable {
     /// objects for a to-many).
     /// - Throws: `.unknownKey` when the entity has no such property; `.sqlite` when a relationship
     ///   cannot be read.
-    public func value(forKey key: String) throws(DatabaseError) -> Any? {
+    public func value(forKey key: String) throws -> Any? {
         let entity = type(of: self).entityDescription
         if let index = entity.relationshipIndex(of: key) {
             return entity.relationships[index].isToMany
@@ -317,7 +317,7 @@ open class ManagedObject: Hashable {
 
     /// Sets the property called `key`.
     /// - Throws: `.unknownKey` for an unknown key, `.wrongType` for a value of the wrong type.
-    public func setValue(_ value: Any?, forKey key: String) throws(DatabaseError) {
+    public func setValue(_ value: Any?, forKey key: String) throws {
         let entity = type(of: self).entityDescription
         if let index = entity.relationshipIndex(of: key) {
             try setRelationship(value, at: index, entity: entity)

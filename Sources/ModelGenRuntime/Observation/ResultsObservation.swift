@@ -68,7 +68,7 @@ public struct ResultsObservation<T: ManagedObject> {
     public func start(
         in context: ObjectContext, on queue: DispatchQueue, onError: @escaping (DatabaseError) -> Void = { _ in },
         onChange: @escaping (ObservedResults<T>) -> Void
-    ) throws(DatabaseError) -> ObservationHandle {
+    ) throws -> ObservationHandle {
         let tracker = try makeTracker(in: context)
         let delivery = Delivery(tracker, queue, onChange, onError)
         let listening = tracker.listen { delivery.schedule() }
@@ -154,7 +154,7 @@ private final class Delivery<T: ManagedObject>: @unchecked Sendable {
 /// `ResultsObservation.values(in:)`).
 public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
     public typealias Element = ObservedResults<T>
-    public typealias Failure = DatabaseError
+    public typealias Failure = any Error
 
     let observation: ResultsObservation<T>
     let context: ObjectContext
@@ -173,11 +173,11 @@ public struct ObservedResultsSequence<T: ManagedObject>: AsyncSequence {
             self.context = context
         }
 
-        public mutating func next() async throws(DatabaseError) -> ObservedResults<T>? {
+        public mutating func next() async throws -> ObservedResults<T>? {
             try await next(isolation: nil)
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(DatabaseError)
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws
             -> ObservedResults<T>?
         {
             guard let tracker else {

@@ -81,7 +81,7 @@ final class ResultsTracker {
         self.context = context
         self.sectionSlot = sectionSlot
         entity = T.entityDescription
-        fetchRequest = { () throws(DatabaseError) in try context.fetch(request) }
+        fetchRequest = { () throws(DatabaseError) in try DatabaseError.rethrown { try context.fetch(request) } }
         isResult = { $0 is T }
         hasWindow = request.effectiveLimit != nil || request.fetchOffset != 0
         sectionAscending = request.sortDescriptors.first?.ascending ?? true

@@ -7,7 +7,7 @@ extension ObjectPredicate {
     ///   property of `T`, an argument that does not fit its key, a MATCHES pattern that is no
     ///   regular expression, or a to-many relationship inside a key path without ANY, ALL, NONE,
     ///   `@count` or an aggregate (the error's `property` names the key).
-    public init(format: String, _ arguments: Any?..., variables: [String: Any?] = [:]) throws(DatabaseError) {
+    public init(format: String, _ arguments: Any?..., variables: [String: Any?] = [:]) throws {
         try self.init(format: format, arguments: arguments, variables: variables)
     }
 
@@ -18,7 +18,7 @@ extension ObjectPredicate {
         return "\(format.prefix(100))…(\(format.count - 140) characters)…\(format.suffix(40))"
     }
 
-    public init(format: String, arguments: [Any?], variables: [String: Any?] = [:]) throws(DatabaseError) {
+    public init(format: String, arguments: [Any?], variables: [String: Any?] = [:]) throws {
         let tree: PredicateNode
         do {
             tree = try PredicateParser.parse(format)
@@ -431,7 +431,7 @@ struct FormatConverter<T: ManagedObject> {
                 guard let object = value as? ManagedObject else {
                     throw fail("$\(name).\(components.joined(separator: ".")) needs an object")
                 }
-                value = try object.value(forKey: key)
+                value = try DatabaseError.rethrown { try object.value(forKey: key) }
             }
             return value
         case .aggregate(let items):

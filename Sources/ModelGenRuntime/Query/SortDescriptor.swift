@@ -30,7 +30,7 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
 
     /// Sorts by the attribute called `key`.
     /// - Throws: `.unknownKey` when there is no such attribute.
-    public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) throws(DatabaseError) {
+    public init(key: String, ascending: Bool = true, caseInsensitive: Bool = false) throws {
         let entity = T.entityDescription
         guard let slot = entity.slot(of: key) else {
             throw DatabaseError(

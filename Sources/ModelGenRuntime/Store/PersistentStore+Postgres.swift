@@ -17,7 +17,7 @@ extension PersistentStore {
     ///   or the DDL fails; `.foreignDatabase` when the schema holds tables of another program;
     ///   `.migration` as on SQLite; `.misuse` when the generated code carries no PostgreSQL DDL.
     public convenience init(postgres connectionString: String, model: Model, options: OpenOptions = OpenOptions())
-        throws(DatabaseError)
+        throws
     {
         guard let ddl = model.postgresDDL else {
             throw DatabaseError(

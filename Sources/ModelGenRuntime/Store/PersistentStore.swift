@@ -152,7 +152,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// - Throws: `DatabaseError` `.sqlite` when the file cannot be opened or the DDL fails;
     ///   `.migration` when the store was made for another version of the model and cannot be
     ///   migrated automatically (see `Model.migrations`).
-    public convenience init(path: String, model: Model, options: OpenOptions = OpenOptions()) throws(DatabaseError) {
+    public convenience init(path: String, model: Model, options: OpenOptions = OpenOptions()) throws {
         // Not WAL yet: a file this store refuses to open is left exactly as it was.
         let connection = try Connection(path: path, wal: false)
         var existing = try Self.recordedHash(connection)

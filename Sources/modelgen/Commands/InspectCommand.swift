@@ -33,9 +33,12 @@ struct InspectCommand: Command {
         let report: CoreDataStoreReport
         do {
             report = try CoreDataStoreInspection.inspect(path: path)
-        } catch {
+        } catch let error as DatabaseError {
             // The message names the store.
             output.printError("modelgen: error: \(error.message) [\(error.code)]")
+            return .modelErrors
+        } catch {
+            output.printError("modelgen: error: \(error)")
             return .modelErrors
         }
         output.print(describe(report, path: path))

@@ -529,7 +529,7 @@ extension Car: Swift.Identifiable {
 extension Car {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(numberPlate: String, in objectContext: ObjectContext) throws(DatabaseError) -> Car? {
+    public static func find(numberPlate: String, in objectContext: ObjectContext) throws -> Car? {
         try objectContext.fetch(FetchRequest(predicate: \Car.numberPlate == numberPlate, fetchLimit: 1)).first
     }
 }
@@ -766,7 +766,7 @@ extension Person: Swift.Identifiable {
 extension Person {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(firstName: String?, lastName: String?, in objectContext: ObjectContext) throws(DatabaseError) -> Person? {
+    public static func find(firstName: String?, lastName: String?, in objectContext: ObjectContext) throws -> Person? {
         try objectContext.fetch(FetchRequest(predicate: \Person.firstName == firstName && \Person.lastName == lastName, fetchLimit: 1)).first
     }
 }

@@ -495,7 +495,7 @@ extension SyncableSettingsMetadata: Swift.Identifiable {
 extension SyncableSettingsMetadata {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(key: String, in objectContext: ObjectContext) throws(DatabaseError) -> SyncableSettingsMetadata? {
+    public static func find(key: String, in objectContext: ObjectContext) throws -> SyncableSettingsMetadata? {
         try objectContext.fetch(FetchRequest(predicate: \SyncableSettingsMetadata.key == key, fetchLimit: 1)).first
     }
 }
@@ -621,7 +621,7 @@ extension SyncFeatureEntity: Swift.Identifiable {
 extension SyncFeatureEntity {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(name: String, in objectContext: ObjectContext) throws(DatabaseError) -> SyncFeatureEntity? {
+    public static func find(name: String, in objectContext: ObjectContext) throws -> SyncFeatureEntity? {
         try objectContext.fetch(FetchRequest(predicate: \SyncFeatureEntity.name == name, fetchLimit: 1)).first
     }
 }

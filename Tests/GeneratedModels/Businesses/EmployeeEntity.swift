@@ -146,7 +146,7 @@ extension EmployeeEntity: Swift.Identifiable {
 extension EmployeeEntity {
 
     /// The fetch request template `EmployeesOfBusiness`.
-    public static func fetchEmployeesOfBusiness(BUSINESS: BusinessEntity, in objectContext: ObjectContext) throws(DatabaseError) -> [EmployeeEntity] {
+    public static func fetchEmployeesOfBusiness(BUSINESS: BusinessEntity, in objectContext: ObjectContext) throws -> [EmployeeEntity] {
         let predicate = try ObjectPredicate<EmployeeEntity>(format: "business == $BUSINESS", arguments: [], variables: ["BUSINESS": BUSINESS])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }

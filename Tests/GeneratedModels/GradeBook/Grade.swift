@@ -125,12 +125,12 @@ extension Grade: Swift.Identifiable {}
 extension Grade {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(id: UUID, in objectContext: ObjectContext) throws(DatabaseError) -> Grade? {
+    public static func find(id: UUID, in objectContext: ObjectContext) throws -> Grade? {
         try objectContext.fetch(FetchRequest(predicate: \Grade.id == id, fetchLimit: 1)).first
     }
 
     /// The fetch request template `GradeForStudentAndQuiz`.
-    public static func fetchGradeForStudentAndQuiz(STUDENT_ID: UUID, QUIZ_ID: UUID, in objectContext: ObjectContext) throws(DatabaseError) -> [Grade] {
+    public static func fetchGradeForStudentAndQuiz(STUDENT_ID: UUID, QUIZ_ID: UUID, in objectContext: ObjectContext) throws -> [Grade] {
         let predicate = try ObjectPredicate<Grade>(format: "student.id == $STUDENT_ID AND quiz.id == $QUIZ_ID", arguments: [], variables: ["STUDENT_ID": STUDENT_ID, "QUIZ_ID": QUIZ_ID])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }

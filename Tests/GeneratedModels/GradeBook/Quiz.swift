@@ -128,7 +128,7 @@ extension Quiz: Swift.Identifiable {}
 extension Quiz {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(id: UUID, in objectContext: ObjectContext) throws(DatabaseError) -> Quiz? {
+    public static func find(id: UUID, in objectContext: ObjectContext) throws -> Quiz? {
         try objectContext.fetch(FetchRequest(predicate: \Quiz.id == id, fetchLimit: 1)).first
     }
 }

@@ -149,7 +149,7 @@ extension Student: Swift.Identifiable {}
 extension Student {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(id: UUID, in objectContext: ObjectContext) throws(DatabaseError) -> Student? {
+    public static func find(id: UUID, in objectContext: ObjectContext) throws -> Student? {
         try objectContext.fetch(FetchRequest(predicate: \Student.id == id, fetchLimit: 1)).first
     }
 }

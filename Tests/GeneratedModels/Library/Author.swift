@@ -129,25 +129,25 @@ extension Author: Swift.Identifiable {
 extension Author {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(name: String, in objectContext: ObjectContext) throws(DatabaseError) -> Author? {
+    public static func find(name: String, in objectContext: ObjectContext) throws -> Author? {
         try objectContext.fetch(FetchRequest(predicate: \Author.name == name, fetchLimit: 1)).first
     }
 
     /// The fetch request template `AuthorsOf`.
-    public static func fetchAuthorsOf(BOOK: Book, in objectContext: ObjectContext) throws(DatabaseError) -> [Author] {
+    public static func fetchAuthorsOf(BOOK: Book, in objectContext: ObjectContext) throws -> [Author] {
         let predicate = try ObjectPredicate<Author>(format: "$BOOK IN books", arguments: [], variables: ["BOOK": BOOK])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }
 
     /// The fetched property `booksSince`: the objects its predicate selects for this object.
-    public func booksSince(SINCE: Int16) throws(DatabaseError) -> [Book] {
+    public func booksSince(SINCE: Int16) throws -> [Book] {
         guard let context else { throw DatabaseError(.misuse, "the fetched property booksSince needs the object's context, which is gone") }
         let predicate = try ObjectPredicate<Book>(format: "year >= $SINCE AND $FETCH_SOURCE IN authors", arguments: [], variables: ["FETCH_SOURCE": self, "SINCE": SINCE])
         return try context.fetch(FetchRequest(predicate: predicate))
     }
 
     /// The fetched property `longBooks`: the objects its predicate selects for this object.
-    public func longBooks() throws(DatabaseError) -> [Book] {
+    public func longBooks() throws -> [Book] {
         guard let context else { throw DatabaseError(.misuse, "the fetched property longBooks needs the object's context, which is gone") }
         let predicate = try ObjectPredicate<Book>(format: "pages > 300", arguments: [], variables: ["FETCH_SOURCE": self])
         return try context.fetch(FetchRequest(predicate: predicate))

@@ -129,13 +129,13 @@ public final class Book: Media {
 extension Book {
 
     /// The fetch request template `BooksByAuthorName`.
-    public static func fetchBooksByAuthorName(NAME: String, in objectContext: ObjectContext) throws(DatabaseError) -> [Book] {
+    public static func fetchBooksByAuthorName(NAME: String, in objectContext: ObjectContext) throws -> [Book] {
         let predicate = try ObjectPredicate<Book>(format: "ANY authors.name == $NAME", arguments: [], variables: ["NAME": NAME])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }
 
     /// The fetch request template `BooksByPrefix`.
-    public static func fetchBooksByPrefix(MIN_PAGES: Int32, PREFIX: String, in objectContext: ObjectContext) throws(DatabaseError) -> [Book] {
+    public static func fetchBooksByPrefix(MIN_PAGES: Int32, PREFIX: String, in objectContext: ObjectContext) throws -> [Book] {
         let predicate = try ObjectPredicate<Book>(format: "pages >= $MIN_PAGES AND title BEGINSWITH[c] $PREFIX", arguments: [], variables: ["MIN_PAGES": MIN_PAGES, "PREFIX": PREFIX])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }

@@ -175,7 +175,7 @@ extension Member: Swift.Identifiable {
 extension Member {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(email: String, in objectContext: ObjectContext) throws(DatabaseError) -> Member? {
+    public static func find(email: String, in objectContext: ObjectContext) throws -> Member? {
         try objectContext.fetch(FetchRequest(predicate: \Member.email == email, fetchLimit: 1)).first
     }
 }

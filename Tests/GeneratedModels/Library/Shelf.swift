@@ -109,7 +109,7 @@ extension Shelf: Swift.Identifiable {
 extension Shelf {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(label: String, in objectContext: ObjectContext) throws(DatabaseError) -> Shelf? {
+    public static func find(label: String, in objectContext: ObjectContext) throws -> Shelf? {
         try objectContext.fetch(FetchRequest(predicate: \Shelf.label == label, fetchLimit: 1)).first
     }
 }

@@ -106,7 +106,7 @@ extension Person: Swift.Identifiable {
 extension Person {
 
     /// The fetch request template `PeopleWithSSN`.
-    public static func fetchPeopleWithSSN(SSN: Int16, in objectContext: ObjectContext) throws(DatabaseError) -> [Person] {
+    public static func fetchPeopleWithSSN(SSN: Int16, in objectContext: ObjectContext) throws -> [Person] {
         let predicate = try ObjectPredicate<Person>(format: "ssn == $SSN", arguments: [], variables: ["SSN": SSN])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }

@@ -129,7 +129,7 @@ extension Country: Swift.Identifiable {
 extension Country {
 
     /// The object with these values of a uniqueness constraint, if any.
-    public static func find(shortName: String, in objectContext: ObjectContext) throws(DatabaseError) -> Country? {
+    public static func find(shortName: String, in objectContext: ObjectContext) throws -> Country? {
         try objectContext.fetch(FetchRequest(predicate: \Country.shortName == shortName, fetchLimit: 1)).first
     }
 }

@@ -106,13 +106,13 @@ extension Ship: Swift.Identifiable {
 extension Ship {
 
     /// The fetch request template `ShipsInUniverse`.
-    public static func fetchShipsInUniverse(UNIVERSE: String, in objectContext: ObjectContext) throws(DatabaseError) -> [Ship] {
+    public static func fetchShipsInUniverse(UNIVERSE: String, in objectContext: ObjectContext) throws -> [Ship] {
         let predicate = try ObjectPredicate<Ship>(format: "universe == $UNIVERSE", arguments: [], variables: ["UNIVERSE": UNIVERSE])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }
 
     /// The fetch request template `ShipsStartingWithE`.
-    public static func fetchShipsStartingWithE(in objectContext: ObjectContext) throws(DatabaseError) -> [Ship] {
+    public static func fetchShipsStartingWithE(in objectContext: ObjectContext) throws -> [Ship] {
         let predicate = try ObjectPredicate<Ship>(format: "name BEGINSWITH[c] \"e\"", arguments: [], variables: [:])
         return try objectContext.fetch(FetchRequest(predicate: predicate))
     }

@@ -176,7 +176,7 @@ import Testing
         do {
             try order.setValue(customer, forKey: "customer")
         } catch {
-            #expect(error.code == .misuse)
+            #expect((error as? DatabaseError)?.code == .misuse)
         }
         // Nothing changed on either side.
         #expect(try order.value(forKey: "customer") == nil)

@@ -34,15 +34,15 @@ protocol OracleQuerying {
     static func oracleQuery(
         _ context: ObjectContext, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?,
         offset: Int
-    ) throws(DatabaseError) -> (objects: [ManagedObject], count: Int)
+    ) throws -> (objects: [ManagedObject], count: Int)
 }
 
 extension DynamicEntity: OracleQuerying {
     static func oracleQuery(
         _ context: ObjectContext, format: String?, arguments: [Any?], sort: [(String, Bool, Bool)], limit: Int?,
         offset: Int
-    ) throws(DatabaseError) -> (objects: [ManagedObject], count: Int) {
-        let predicate = try format.map { text throws(DatabaseError) in
+    ) throws -> (objects: [ManagedObject], count: Int) {
+        let predicate = try format.map { text throws in
             try ObjectPredicate<DynamicEntity>(format: text, arguments: arguments)
         }
         var descriptors: [ObjectSortDescriptor<DynamicEntity>] = []
@@ -109,7 +109,7 @@ final class OracleRun {
         case .setToOne(let id, let ref, let target):
             guard let object = objects[id], state.objects[id] != nil, target.map({ state.objects[$0] != nil }) ?? true
             else { return false }
-            try runtimeCall("set \(ref.name)") { () throws(DatabaseError) in
+            try runtimeCall("set \(ref.name)") { () throws in
                 try object.setValue(target.map { objects[$0]! }, forKey: ref.name)
             }
             state.setToOne(id, ref, target)
@@ -117,7 +117,7 @@ final class OracleRun {
             guard let object = objects[id], state.objects[id] != nil, targets.allSatisfy({ state.objects[$0] != nil })
             else { return false }
             let destinations = targets.map { objects[$0]! }
-            try runtimeCall("set \(ref.name)") { () throws(DatabaseError) in
+            try runtimeCall("set \(ref.name)") { () throws in
                 try object.setValue(destinations, forKey: ref.name)
             }
             state.setToMany(id, ref, targets)
@@ -164,7 +164,7 @@ final class OracleRun {
         return true
     }
 
-    private func runtimeCall(_ what: String, _ body: () throws(DatabaseError) -> Void) throws {
+    private func runtimeCall(_ what: String, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch {
@@ -176,7 +176,7 @@ final class OracleRun {
         guard let attribute = attribute(id, name), let object = objects[id] else {
             throw OracleFinding("no attribute \(name) on #\(id)")
         }
-        try runtimeCall("set \(name)") { () throws(DatabaseError) in
+        try runtimeCall("set \(name)") { () throws in
             try object.setValue(value?.runtimeValue(attribute.kind), forKey: name)
         }
         state.objects[id]!.values[name] = value
@@ -189,7 +189,7 @@ final class OracleRun {
         let violations = state.violations()
         do {
             try context.save()
-        } catch {
+        } catch let error as DatabaseError {
             tally.refusedSaves += 1
             guard let first = violations.first else { throw OracleFinding("save refused a valid state: \(error)") }
             let expected: [DatabaseError.Code] = violations.map {
@@ -383,7 +383,7 @@ final class OracleRun {
                     context, format: format, arguments: arguments, sort: query.sort, limit: query.limit,
                     offset: query.offset)
             } catch {
-                if error.code == .predicate { return }
+                if (error as? DatabaseError)?.code == .predicate { return }
                 throw OracleFinding("'\(format ?? "")' threw \(error), not .predicate")
             }
             throw OracleFinding("'\(format ?? "")' was not refused with .predicate")
