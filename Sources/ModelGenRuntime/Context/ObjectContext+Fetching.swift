@@ -83,10 +83,11 @@ extension ObjectContext {
                     !present.contains(ObjectIdentifier(object))
                 else { continue }
                 if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true {
-                    // A bit cast, not `unsafeDowncast`: the object is of the entity or a
-                    // sub-entity, whose class need not descend from `T`'s (the oracle's models
-                    // share one class; a checked downcast traps there).
-                    objects.append(unsafeBitCast(object, to: T.self))
+                    // Reinterpreted, not downcast: the object is of the entity or a sub-entity,
+                    // whose class need not descend from `T`'s (the oracle's models share one
+                    // class; `unsafeDowncast` traps there in debug builds).
+                    objects.append(
+                        Unmanaged<T>.fromOpaque(Unmanaged.passUnretained(object).toOpaque()).takeUnretainedValue())
                 }
             }
             objects = Self.sorted(objects, by: request.sortDescriptors)

@@ -143,7 +143,7 @@ public final class Connection {
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         do {
             try execute(postgres == nil ? "BEGIN IMMEDIATE" : "BEGIN")
-        } catch let error as DatabaseError where error.code == .connectionLost {
+        } catch  where error.code == .connectionLost {
             // Nothing of the transaction ran: a session the server closed while the connection
             // was idle (a restart, a failover) is opened again, and the transaction begins there.
             try reconnectIfNeeded()

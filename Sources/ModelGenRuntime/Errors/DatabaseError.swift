@@ -7,7 +7,7 @@
 public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code. New codes may be added; existing ones never change meaning.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String, Hashable, Sendable {
+        private enum Value: String, Hashable, Sendable, CaseIterable {
             case sqlite, validation, uniqueness, deny, missingObject, conflict, unknownKey, wrongType, predicate,
                 misuse, migration
             case foreignDatabase, postgres, connectionLost, conversion
@@ -54,6 +54,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let misuse = Code(.misuse)
 
         public var description: String { value.rawValue }
+
+        /// Every code, in declaration order (the error table of Errors.md lists each).
+        static var all: [Code] { Value.allCases.map(Code.init) }
     }
 
     public var code: Code

@@ -10,7 +10,11 @@ import PredicateSyntax
 /// let ships = try ObjectPredicate<Ship>(format: "universe IN %@ AND name BEGINSWITH[c] %@", ["Star Wars"], "e")
 /// let typed: ObjectPredicate<Student> = \.lastName == "Smith" && \.points > 50
 /// ```
-public struct ObjectPredicate<T: ManagedObject> {
+///
+/// `Sendable`, so that requests can be made once (a global `let`) and used anywhere. A predicate
+/// that names objects (`SELF == %@`, `student == %@`) holds them and reads only their identity:
+/// made in one context and used in another, it matches saved objects by their `ObjectID`.
+public struct ObjectPredicate<T: ManagedObject>: @unchecked Sendable {
     typealias Condition = PredicateCondition
 
     let condition: Condition

@@ -3,7 +3,7 @@ import Foundation
 /// A column of a values fetch (`ValuesRequest`): an attribute (`ValueColumn`) or an aggregate
 /// over the objects of a group (`Aggregate`). `Value` is the Swift type a `ResultRow` gives for
 /// it.
-public protocol ResultColumn<Root> {
+public protocol ResultColumn<Root>: Sendable {
     associatedtype Root: ManagedObject
     associatedtype Value
     /// What the column computes, for the runtime.

@@ -5,7 +5,7 @@
 /// ```swift
 /// let byName = [ObjectSortDescriptor(\Student.lastName), ObjectSortDescriptor(\Student.firstName)]
 /// ```
-public struct ObjectSortDescriptor<T: ManagedObject> {
+public struct ObjectSortDescriptor<T: ManagedObject>: Sendable {
     let slot: Int
     public var ascending: Bool
     public var caseInsensitive: Bool
@@ -72,7 +72,7 @@ public struct ObjectSortDescriptor<T: ManagedObject> {
 /// let firstPage = try context.fetch(request)
 /// let total = try context.count(request)
 /// ```
-public struct FetchRequest<T: ManagedObject> {
+public struct FetchRequest<T: ManagedObject>: Sendable {
     public var predicate: ObjectPredicate<T>?
     public var sortDescriptors: [ObjectSortDescriptor<T>]
     /// The most objects to return; `nil` or 0 (as in Core Data) for no limit.

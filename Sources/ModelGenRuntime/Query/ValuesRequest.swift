@@ -25,7 +25,7 @@ import PredicateSyntax
 /// The context's unsaved changes count, as in `fetch` and `count`: where the context has any
 /// (or is a child context), the values are computed from the objects the fetch would return.
 /// Core Data's dictionary fetches read the store only.
-public struct ValuesRequest<T: ManagedObject> {
+public struct ValuesRequest<T: ManagedObject>: Sendable {
     public var predicate: ObjectPredicate<T>?
     public var groupBy: [any ResultColumn<T>]
     public var columns: [any ResultColumn<T>]
@@ -114,7 +114,10 @@ public struct ResultRow<T: ManagedObject> {
 
 /// Which groups of a grouped values fetch to keep (SQL's `HAVING`), by comparing their
 /// aggregates with values: `revenue > 1_000 && orders >= 3`.
-public struct AggregateCondition<T: ManagedObject> {
+///
+/// `Sendable`: it holds the values it compares with, which are numbers (or other values of an
+/// attribute's Swift type) that no one changes once they are given.
+public struct AggregateCondition<T: ManagedObject>: @unchecked Sendable {
     indirect enum Node {
         case compare(ResultTerm, ComparisonOperator, Any?)
         case and([Node])

@@ -46,6 +46,19 @@ import Testing
         #expect(first.stdout.contains(Self.announcement))
         let run = try CLIRunner.run(package.appendingPathComponent(".build/debug/Shop"), [])
         #expect(run.stdout == "Cocoa: 5\nTea: 3\nobserved: a change to Tea's stock\n", "\(run.stderr)")
+        // The runtime and the generated code compile without a warning in a user's build.
+        let warnings = (first.stdout + "\n" + first.stderr).split(separator: "\n").filter { line in
+            line.contains("warning:")
+                && (line.contains("/Sources/ModelGenRuntime/") || line.contains("/plugins/outputs/"))
+        }
+        #expect(warnings.isEmpty, "\(warnings.joined(separator: "\n"))")
+        // Catalog (Swift 6, top-level code that awaits): every catch form compiles and catches,
+        // global requests are Sendable, find and merge policies work over a to-one uniqueness.
+        let catalog = try CLIRunner.run(package.appendingPathComponent(".build/debug/Catalog"), [])
+        #expect(
+            catalog.stdout
+                == "as DatabaseError: uniqueness on sku\nwhere .uniqueness: Part\nis DatabaseError\ncode: uniqueness\nfound bolt in A1; parts 2\nlow stock: bolt\n",
+            "\(catalog.stderr)")
         let generated = try Self.generatedFile(package)
         let before = try String(contentsOf: generated, encoding: .utf8)
         #expect(before.contains("\nfinal class Product"), "modelgen.json asks for internal access")
