@@ -23,6 +23,12 @@ struct AttributeResolver {
             "invalid-default-value", .warning,
             "default '\(value)' is not a valid \(type.rawValue) value; the attribute has no default, as in Core Data")
     }
+    static func inexactDefault(_ value: String, _ type: AttributeType, readAs: String) -> DiagnosticMessage {
+        DiagnosticMessage(
+            "inexact-default-value", .warning,
+            "default '\(value)' does not fit a \(type.rawValue) attribute as written; read as \(readAs), as Core Data does"
+        )
+    }
     static func defaultOutOfRange(_ value: String, _ type: AttributeType) -> DiagnosticMessage {
         DiagnosticMessage("default-out-of-range", .error, "default '\(value)' does not fit in \(type.rawValue)")
     }
@@ -134,10 +140,20 @@ struct AttributeResolver {
                 diagnostics.report(Self.defaultOutOfRange(text, type), at: location())
                 return nil
             }
-            return type == .decimal ? .decimal(text.trimmingCharacters(in: " \t")) : .double(value)
+            let trimmed = text.trimmingCharacters(in: " \t")
+            if type == .decimal, Self.significantDigits(trimmed) > 38 {
+                // A Decimal holds 38 digits: the rest is rounded away where the value is read.
+                diagnostics.report(Self.inexactDefault(text, type, readAs: "its first 38 digits"), at: location())
+            }
+            return type == .decimal ? .decimal(trimmed) : .double(value)
         case .boolean:
             if let flag = ValueReader.parseBool(text) { return .bool(flag) }
-            if let number = ValueReader.parseDouble(text) { return .bool(number != 0) }
+            if let number = ValueReader.parseDouble(text) {
+                if number != 0 && number != 1 {
+                    diagnostics.report(Self.inexactDefault(text, type, readAs: "YES"), at: location())
+                }
+                return .bool(number != 0)
+            }
             diagnostics.report(Self.invalidDefault(text, type), at: location())
             return nil
         case .string:
@@ -157,6 +173,13 @@ struct AttributeResolver {
             diagnostics.report(Self.invalidDefault(text, type), at: location())
             return nil
         }
+    }
+
+    /// The significant digits of a decimal number written out (`0.00120` has 3).
+    static func significantDigits(_ text: String) -> Int {
+        let mantissa = text.split(whereSeparator: { $0 == "e" || $0 == "E" }).first ?? ""
+        let digits = mantissa.filter(\.isNumber).drop { $0 == "0" }
+        return digits.reversed().drop { $0 == "0" }.count
     }
 
     private func staleBoolean(_ text: String) -> Bool? {

@@ -72,6 +72,9 @@ enum DiagnosticCases {
             id: "invalid-default-value", severity: .warning,
             marked: entity(#"<attribute name="a" attributeType="UUID" 1️⃣defaultValueString="not-a-uuid"/>"#)),
         Case(
+            id: "inexact-default-value", severity: .warning,
+            marked: entity(#"<attribute name="a" attributeType="Boolean" 1️⃣defaultValueString="2"/>"#)),
+        Case(
             id: "default-out-of-range", severity: .error,
             marked: entity(#"<attribute name="a" attributeType="Integer 16" 1️⃣defaultValueString="70000"/>"#)),
         Case(

@@ -314,4 +314,34 @@ import Testing
             model.entities[grandchild].propertyIndex["a"] == .attribute(entity: model.entityIndex["R57"]!, index: 0))
         #expect(engine.diagnostics.map(\.id.rawValue) == (redeclare ? ["duplicate-inherited-property"] : []))
     }
+
+    /// Every default whose value is not the one written is named by a warning: YES/NO on any
+    /// number type (`NO` as well as `YES`), numbers other than 0 and 1 on a Boolean, a Decimal
+    /// of more digits than a Decimal holds; unreadable ones leave the attribute without default.
+    @Test func everyDefaultThatDoesNotFitItsTypeWarns() throws {
+        let (model, diagnostics) = try Self.resolve(
+            """
+                <entity name="A">
+                    <attribute name="a" attributeType="Integer 64" defaultValueString="NO"/>
+                    <attribute name="b" attributeType="Integer 16" defaultValueString="yes"/>
+                    <attribute name="c" attributeType="Double" defaultValueString="NO"/>
+                    <attribute name="d" attributeType="Decimal" defaultValueString="YES"/>
+                    <attribute name="e" attributeType="Boolean" defaultValueString="2"/>
+                    <attribute name="f" attributeType="Boolean" defaultValueString="-1"/>
+                    <attribute name="g" attributeType="Decimal" defaultValueString="1.000000000000000000000000000000000000001"/>
+                    <attribute name="h" attributeType="Integer 32" defaultValueString="many"/>
+                    <attribute name="i" attributeType="Boolean" defaultValueString="1"/>
+                    <attribute name="j" attributeType="Decimal" defaultValueString="0.10"/>
+                    <attribute name="k" attributeType="Integer 32" defaultValueString="7"/>
+                </entity>
+            """)
+        #expect(
+            diagnostics.map(\.id) == [
+                "stale-default-value", "stale-default-value", "stale-default-value", "stale-default-value",
+                "inexact-default-value", "inexact-default-value", "inexact-default-value", "invalid-default-value",
+            ])
+        let defaults = Dictionary(uniqueKeysWithValues: model.entities[0].attributes.map { ($0.name, $0.defaultValue) })
+        #expect(defaults["a"] == .integer(0) && defaults["b"] == .integer(1) && defaults["e"] == .bool(true))
+        #expect(defaults["h"] == .some(nil) && defaults["i"] == .bool(true) && defaults["k"] == .integer(7))
+    }
 }
