@@ -72,6 +72,7 @@ public final class ObjectContext {
     }
 
     deinit {
+        if let mergeSubscription { store.changeLog.unsubscribe(mergeSubscription) }
         // Objects outlive their context without it; relationships hold their destinations
         // strongly, so their cycles are broken here.
         let breakCycles = hasLinks
@@ -90,9 +91,14 @@ public final class ObjectContext {
     /// How a save resolves an object whose uniqueness-constraint values another object or row
     /// already has: `.error` (the default) fails the save.
     public var mergePolicy: MergePolicy = .error
-    /// Whether each fetch, count and save first merges what other contexts saved
-    /// (`mergeChangesFromStore()`); otherwise call it when wanted.
+    /// Whether each fetch, count, values fetch and save first merges what other contexts and
+    /// processes saved (`mergeChangesFromStore()`); otherwise call it when wanted. Reading an
+    /// object's properties does not merge: between two operations of the context its objects
+    /// keep their values. A context bound to a queue (`PersistentStore.newContext(mergingOn:)`)
+    /// also merges on that queue as soon as another save is known.
     public var automaticallyMergesChangesFromStore = false
+    /// The change-log subscription of a context bound to a queue.
+    var mergeSubscription: Int?
     /// The change-log sequence this context has merged up to.
     var seenChanges: Int
     /// Who `observeObjects` registered, in that order.

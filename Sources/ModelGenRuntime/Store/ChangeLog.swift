@@ -92,3 +92,11 @@ final class ChangeLog: @unchecked Sendable {
         return (Array(entries[start...]), first <= sequence || sequence >= nextSequence, nextSequence)
     }
 }
+
+/// A weak reference to a context bound to a queue, handed to the change log's subscriber (which
+/// runs on the saving thread) and read only on the context's queue.
+final class MergeTarget: @unchecked Sendable {
+    weak var context: ObjectContext?
+
+    init(_ context: ObjectContext) { self.context = context }
+}

@@ -362,8 +362,31 @@ public final class PersistentStore: @unchecked Sendable {
     /// The numbers of the entities whose rows live in `table`.
     func entityIDs(sharing table: String) -> [Int32] { entityIDsByTable[table] ?? [] }
 
-    /// A new context on this store, for use by one task at a time.
+    /// A new context on this store, for use by one task at a time. It shows what other contexts
+    /// and processes saved when it merges: at its next fetch, count, values fetch or save with
+    /// `automaticallyMergesChangesFromStore`, or when `mergeChangesFromStore()` is called.
     public func newContext() -> ObjectContext { ObjectContext(store: self) }
+
+    /// A new context bound to `queue` (`.main` for UI code, the main actor's queue), used only on
+    /// it: every save of another context of this store, of another store on the same database
+    /// (PostgreSQL) and of another process (a SQLite file, noticed every
+    /// `OpenOptions.externalChangeInterval`) is merged into it promptly, on `queue`, without the
+    /// program asking — its objects take the saved values, deleted ones leave it, and its
+    /// observers are told there.
+    ///
+    /// ```swift
+    /// let viewContext = store.newContext(mergingOn: .main)
+    /// ```
+    public func newContext(mergingOn queue: DispatchQueue) -> ObjectContext {
+        let context = ObjectContext(store: self)
+        context.automaticallyMergesChangesFromStore = true
+        let reference = MergeTarget(context)
+        context.mergeSubscription = changeLog.subscribe { _ in
+            queue.async { reference.context?.mergeChangesFromStore() }
+        }
+        externalChanges?.start()
+        return context
+    }
 
     /// Runs `body` with a connection: on SQLite the store's one, serialized with every other use
     /// of the store (when the outermost use ends, statements that stopped early are reset, so no
