@@ -193,7 +193,7 @@ import Testing
             // Key and prefix chosen at run time.
             #expect(try app.ok("singers", "lastName", "P") == ["Edith Piaf", "Elvis Presley"])
             #expect(try app.ok("singers", "firstName", "El") == ["Ella Fitzgerald", "Elvis Presley"])
-            #expect(try app.fails("singers", "voice", "A").contains("unknownKey"))
+            #expect(try app.fails("singers", "voice", "A").contains("predicate"))
             // Each candy creates "UK" anew: the default policy fails the save and stores nothing.
             #expect(
                 try app.fails("add-candy", "UK", "United Kingdom", "Wine Gums", "Fruit Pastilles").contains(
