@@ -60,27 +60,40 @@ public enum CoreDataStoreInspection {
     /// - Throws: `.foreignDatabase` when the file is no Core Data store (no `Z_PRIMARYKEY` or
     ///   `Z_METADATA`), `.sqlite` when it cannot be read.
     public static func inspect(path: String) throws -> CoreDataStoreReport {
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: path) else { throw DatabaseError(.sqlite, "no file at \(path)") }
-        let directory = manager.temporaryDirectory.appendingPathComponent("modelgen-inspect-\(UUID().uuidString)")
-        defer { try? manager.removeItem(at: directory) }
-        let copy = directory.appendingPathComponent("store.sqlite").path
-        var hasWAL = false
-        do {
-            try manager.createDirectory(at: directory, withIntermediateDirectories: true)
-            try manager.copyItem(atPath: path, toPath: copy)
-            for suffix in ["-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
-                try manager.copyItem(atPath: path + suffix, toPath: copy + suffix)
-                if suffix == "-wal" { hasWAL = true }
-            }
-        } catch {
-            throw DatabaseError(.sqlite, "cannot copy \(path) to read it: \(error)")
-        }
-        let journal = try journalMode(of: copy, shownAs: path)
-        let connection = try Connection(path: copy, wal: false)
-        var report = try read(connection, path: path, journalMode: journal, hasWAL: hasWAL)
+        let copy = try PrivateCopy(of: path)
+        let journal = try journalMode(of: copy.path, shownAs: path)
+        let connection = try Connection(path: copy.path, wal: false)
+        var report = try read(connection, path: path, journalMode: journal, hasWAL: copy.hasWAL)
         report.anomalies += externalData(of: path)
         return report
+    }
+
+    /// A private copy of a store's file set, removed with the last reference to it: the store
+    /// file and its `-wal` (which may hold every row), not its `-shm` (SQLite builds the index
+    /// again from the `-wal`). Opening the original — even read-only — could checkpoint its
+    /// `-wal`, rewrite its `-shm` or create both; the copy leaves every file of the set as it was.
+    final class PrivateCopy: @unchecked Sendable {
+        let path: String
+        let hasWAL: Bool
+        private let directory: URL
+
+        init(of original: String) throws(DatabaseError) {
+            let manager = FileManager.default
+            guard manager.fileExists(atPath: original) else { throw DatabaseError(.sqlite, "no file at \(original)") }
+            directory = manager.temporaryDirectory.appendingPathComponent("modelgen-store-\(UUID().uuidString)")
+            path = directory.appendingPathComponent("store.sqlite").path
+            hasWAL = manager.fileExists(atPath: original + "-wal")
+            do {
+                try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+                try manager.copyItem(atPath: original, toPath: path)
+                if hasWAL { try manager.copyItem(atPath: original + "-wal", toPath: path + "-wal") }
+            } catch {
+                try? manager.removeItem(at: directory)
+                throw DatabaseError(.sqlite, "cannot copy \(original) to read it: \(error)")
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
     }
 
     /// Core Data keeps large values of attributes that allow external storage in files of

@@ -30,6 +30,9 @@ extension PersistentStore {
     /// as on the runtime's own stores, and saves keep Core Data's bookkeeping (`Z_PRIMARYKEY`,
     /// `Z_ENT`, `Z_OPT`, `Z_FOK_` positions, both sides of one-to-ones), so the app can open the
     /// file again. The file's `-wal` and `-shm` are used in place; nothing is added to its schema.
+    /// Whether the store can be opened is decided on a private copy of its file set, so a refused
+    /// open leaves every file as it was; a read-only store is read from that copy (a snapshot of
+    /// the store when it was opened) and never touches the original.
     ///
     /// ```swift
     /// let store = try PersistentStore(coreDataStoreAt: "Bookmarks.sqlite", model: BookmarksModel.model)
@@ -38,28 +41,27 @@ extension PersistentStore {
     /// - Throws: `.foreignDatabase` when the file is no Core Data store; `.migration` when another
     ///   version of the model wrote it (its tables or columns differ; open it `readOnly` to read
     ///   what they share); `.misuse` when the store keeps persistent history or a CloudKit mirror,
-    ///   whose consumers would miss changes made here (read-only opens it); `.sqlite` when it
-    ///   cannot be read.
+    ///   whose consumers would miss changes made here (read-only opens it); `.foreignDatabase`
+    ///   when `Z_METADATA` holds no readable property list (read-only opens it, with the anomaly);
+    ///   `.sqlite` when it cannot be read.
     public convenience init(
         coreDataStoreAt path: String, model: Model, options: CoreDataOptions = CoreDataOptions()
     ) throws {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(.sqlite, "no Core Data store at \(path)")
         }
-        let journal = try CoreDataStoreInspection.journalMode(of: path, shownAs: path)
-        let connection = try Connection(path: path, wal: false, readOnly: options.readOnly)
-        var report = try CoreDataStoreInspection.read(
-            connection, path: path, journalMode: journal,
-            hasWAL: FileManager.default.fileExists(atPath: path + "-wal"))
+        // Everything is decided on a private copy of the file set: a refused open leaves every
+        // file of the store as it was, and a read-only store is read there, never in place.
+        let copy = try CoreDataStoreInspection.PrivateCopy(of: path)
+        let journal = try CoreDataStoreInspection.journalMode(of: copy.path, shownAs: path)
+        let checked = try Connection(path: copy.path, wal: false)
+        var report = try CoreDataStoreInspection.read(checked, path: path, journalMode: journal, hasWAL: copy.hasWAL)
         let tables = try CoreDataStoreInspection.strings(
-            connection, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
-        if !options.readOnly, let foreign = tables.first(where: Self.isHistoryOrMirror) {
-            throw DatabaseError(
-                .misuse,
-                "\(path) keeps Core Data's persistent history or CloudKit mirror (\(foreign)); changes made here would be missed by them: open it read-only"
-            )
+            checked, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+        if !options.readOnly {
+            try Self.checkWritable(path, report: report, tables: tables)
         }
-        var binding = try CoreDataBinding(model: model, connection: connection)
+        var binding = try CoreDataBinding(model: model, connection: checked)
         // The model cache tells apart versions of one schema (a changed version hash modifier).
         if let compiled = report.compiledModel, let expected = model.coreDataFingerprint,
             compiled.versionFingerprint != expected
@@ -79,13 +81,43 @@ extension PersistentStore {
                     + (binding.mismatches.count > 5 ? "; and \(binding.mismatches.count - 5) more" : ""))
         }
         report.anomalies += binding.staleNames + CoreDataStoreInspection.externalData(of: path)
+        let connection: Connection
+        if options.readOnly {
+            // The copy is the store: it lives as long as the store does, and takes no writes.
+            connection = checked
+            connection.keepAlive = copy
+        } else {
+            checked.close()
+            connection = try Connection(path: path, wal: false)
+            binding = try CoreDataBinding(model: model, connection: connection)
+        }
         try connection.countViewRows()
         try connection.execute(binding.statements.joined(separator: ";\n") + ";")
+        if options.readOnly { try connection.execute("PRAGMA query_only = ON") }
         connection.keyQueries = binding.keyQueries
         self.init(model: model, connection: connection)
         coreData = CoreDataStatus(report: report, mismatches: binding.mismatches, isReadOnly: options.readOnly)
         if !options.readOnly {
             externalChanges = ExternalChangeWatcher(store: self, interval: OpenOptions().externalChangeInterval)
+        }
+    }
+
+    /// Refuses a writable open of a store Core Data itself would not open, or whose other readers
+    /// would miss what is written here.
+    private static func checkWritable(_ path: String, report: CoreDataStoreReport, tables: [String])
+        throws(DatabaseError)
+    {
+        if let foreign = tables.first(where: Self.isHistoryOrMirror) {
+            throw DatabaseError(
+                .misuse,
+                "\(path) keeps Core Data's persistent history or CloudKit mirror (\(foreign)); changes made here would be missed by them: open it read-only"
+            )
+        }
+        if let metadata = report.anomalies.first(where: { $0.table == "Z_METADATA" }) {
+            throw DatabaseError(
+                .foreignDatabase,
+                "\(path): Z_METADATA holds \(metadata.message == "no row" ? "no row" : "no readable property list"), so Core Data would not open the store either; it can be opened read-only"
+            )
         }
     }
 

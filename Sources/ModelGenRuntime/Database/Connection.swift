@@ -190,6 +190,9 @@ public final class Connection {
     /// not `max("_pk")` (a Core Data store also keeps a high-water mark); such tables get every
     /// new row's number from the runtime.
     var keyQueries: [String: String] = [:]
+    /// What must live as long as the connection (the private copy a read-only Core Data store is
+    /// read from).
+    var keepAlive: AnyObject?
 
     final class RowCounter {
         var count = 0

@@ -374,10 +374,10 @@ import Testing
         }
         #expect(
             signatures == [
-                "static func fetchAll(in objectContext: ObjectContext) throws(DatabaseError) -> [Fruit] {",
-                "static func fetchHowMany(NAME: String, in objectContext: ObjectContext) throws(DatabaseError) -> Swift.Int {",
-                "static func fetchIds(NAME: String, in objectContext: ObjectContext) throws(DatabaseError) -> [ObjectID] {",
-                "static func fetchValues(columns: [any ResultColumn<Fruit>], in objectContext: ObjectContext) throws(DatabaseError) -> [ResultRow<Fruit>] {",
+                "static func fetchAll(in objectContext: ObjectContext) throws -> [Fruit] {",
+                "static func fetchHowMany(NAME: String, in objectContext: ObjectContext) throws -> Swift.Int {",
+                "static func fetchIds(NAME: String, in objectContext: ObjectContext) throws -> [ObjectID] {",
+                "static func fetchValues(columns: [any ResultColumn<Fruit>], in objectContext: ObjectContext) throws -> [ResultRow<Fruit>] {",
             ])
         #expect(fruit.contains("try objectContext.fetchObjectIDs(FetchRequest(predicate: predicate))"))
         #expect(fruit.contains("ValuesRequest<Fruit>(columns: columns, returnsDistinctResults: true)"))
