@@ -25,17 +25,65 @@ final class StoreOracle {
     private(set) var roots: [Int32: EntityDescription] = [:]
     private(set) var columns: [String: [String]] = [:]
 
-    init(path: String, model: PersistentStore.Model) throws {
+    /// Declared type of each column, by table.
+    private(set) var declared: [String: [String: String]] = [:]
+
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - model: The generated code whose entities are read.
+    ///   - byStoreNames: Number the model's entities as the store's `Z_PRIMARYKEY` names them (a
+    ///     store of another model version), not by R3 from the model alone; entities the store
+    ///     does not name get no number (and no rows).
+    /// - Throws: `Failure` when the file cannot be opened or read.
+    init(path: String, model: PersistentStore.Model, byStoreNames: Bool = false) throws {
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
             throw Failure(description: "cannot open \(path)")
         }
         self.model = model
         number()
+        if byStoreNames {
+            var named: [String: Int] = [:]
+            for row in try rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+                if case .integer(let number) = row[0], case .text(let name) = row[1] { named[name] = Int(number) }
+            }
+            numbers = [:]
+            let names = Set(model.entities.map(\.name))
+            for entity in model.entities {
+                if let number = named[entity.name] {
+                    numbers[entity.entityID] = number
+                } else if let old = entity.renamingIdentifier, !names.contains(old), let number = named[old] {
+                    // A renamed entity: the store knows it, and names its table, by the old name.
+                    numbers[entity.entityID] = number
+                    storeNames[entity.entityID] = old
+                }
+            }
+        }
         for row in try rows("SELECT name FROM sqlite_master WHERE type = 'table'") {
             guard case .text(let table) = row[0] else { continue }
-            columns[table] = try rows("SELECT name FROM pragma_table_info('\(table)')").compactMap {
-                if case .text(let name) = $0[0] { name } else { nil }
+            for column in try rows("SELECT name, type FROM pragma_table_info('\(table)')") {
+                guard case .text(let name) = column[0] else { continue }
+                columns[table, default: []].append(name)
+                if case .text(let type) = column[1] { declared[table, default: [:]][name] = type.uppercased() }
             }
+        }
+    }
+
+    /// The attributes of `entity` whose column the store has, declared as R5 declares their type.
+    func sharedAttributes(of entity: EntityDescription) -> [AttributeDescription] {
+        let table = table(of: entity)
+        return entity.attributes.filter { attribute in
+            let column = "Z" + attribute.name.uppercased()
+            guard columns[table]?.contains(column) == true else { return false }
+            let expected: String
+            switch attribute.type {
+            case .int16, .int32, .int64, .bool: expected = "INTEGER"
+            case .double, .float: expected = "FLOAT"
+            case .date: expected = "TIMESTAMP"
+            case .decimal: expected = "DECIMAL"
+            case .string, .url: expected = "VARCHAR"
+            case .data, .uuid: expected = "BLOB"
+            }
+            return attribute.conversion != nil || declared[table]?[column] == expected
         }
     }
 
@@ -63,7 +111,13 @@ final class StoreOracle {
         for root in byName(entities.filter { parent(of: $0) == nil }) { visit(root, root: root) }
     }
 
-    func table(of entity: EntityDescription) -> String { "Z" + roots[entity.entityID]!.name.uppercased() }
+    /// Store names of renamed entities (`byStoreNames`).
+    private var storeNames: [Int32: String] = [:]
+
+    func table(of entity: EntityDescription) -> String {
+        let root = roots[entity.entityID]!
+        return "Z" + (storeNames[root.entityID] ?? root.name).uppercased()
+    }
 
     func entity(_ id: Int32) -> EntityDescription? { model.entities.first { $0.entityID == id } }
 
@@ -103,10 +157,11 @@ final class StoreOracle {
     /// Rows of exactly `entity` (`Z_ENT` = its number): key → attribute name → canonical value.
     func values(of entity: EntityDescription) throws -> [Int64: [String: String]] {
         let table = table(of: entity)
-        let attributes = entity.attributes.filter { columns[table]?.contains("Z" + $0.name.uppercased()) == true }
+        let attributes = sharedAttributes(of: entity)
         let selected = (["Z_PK"] + attributes.map { "Z" + $0.name.uppercased() }).joined(separator: ", ")
         var result: [Int64: [String: String]] = [:]
-        for row in try rows("SELECT \(selected) FROM \(table) WHERE Z_ENT = \(numbers[entity.entityID]!)") {
+        guard let number = numbers[entity.entityID], columns[table] != nil else { return [:] }
+        for row in try rows("SELECT \(selected) FROM \(table) WHERE Z_ENT = \(number)") {
             guard case .integer(let key) = row[0] else { continue }
             var values: [String: String] = [:]
             for (attribute, raw) in zip(attributes, row.dropFirst()) {
@@ -172,6 +227,8 @@ final class StoreOracle {
         let destinationNumbers = destination.fetchedEntityIDs.compactMap { numbers[$0] }.map(String.init)
             .joined(separator: ", ")
         let destinationTable = table(of: destination)
+        // A destination the store does not have: nothing to link.
+        if destinationNumbers.isEmpty || columns[destinationTable] == nil { return [] }
         let inverse = relationship.inverse.map { destination.relationships[$0] }
         let keys: [[Raw]]
         if !relationship.isToMany {
@@ -182,6 +239,7 @@ final class StoreOracle {
                     + "AND d.Z_ENT IN (\(destinationNumbers)) WHERE t.Z_PK = ?", [key])
         } else if let inverse, !inverse.isToMany {
             let column = "Z" + inverse.name.uppercased()
+            guard columns[destinationTable]?.contains(column) == true else { return nil }
             let order = relationship.isOrdered ? "Z_FOK_" + inverse.name.uppercased() + ", " : ""
             keys = try rows(
                 "SELECT Z_PK FROM \(destinationTable) WHERE \(column) = ? AND Z_ENT IN (\(destinationNumbers)) ORDER BY \(order)Z_PK",
@@ -198,8 +256,11 @@ final class StoreOracle {
                 }).first
             else { return nil }
             let fok = "Z_FOK_" + other.dropFirst(2)
-            let order = relationship.isOrdered && columns[join]?.contains(String(fok)) == true ? "\(fok), " : ""
-            keys = try rows("SELECT \(other) FROM \(join) WHERE \(own) = ? ORDER BY \(order)\(other)", [key])
+            let order = relationship.isOrdered && columns[join]?.contains(String(fok)) == true ? "j.\(fok), " : ""
+            // Only rows of the destination's entities are its members.
+            keys = try rows(
+                "SELECT j.\(other) FROM \(join) AS j JOIN \(destinationTable) AS d ON d.Z_PK = j.\(other) "
+                    + "AND d.Z_ENT IN (\(destinationNumbers)) WHERE j.\(own) = ? ORDER BY \(order)j.\(other)", [key])
         } else {
             guard let hidden = column(destinationTable, "Z[0-9]+" + relationship.name.uppercased()) else { return nil }
             keys = try rows(

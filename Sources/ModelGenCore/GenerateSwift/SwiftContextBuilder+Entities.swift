@@ -52,6 +52,9 @@ extension SwiftContextBuilder {
         context.member(Key.isClass, !isCategory)
         context.member(Key.isCategory, isCategory)
         context.member(Key.isAbstract, entity.isAbstract)
+        if let renamed = entity.elementID, renamed != entity.name {
+            context.member(Key.renamingIdentifier, SwiftNames.literal(renamed))
+        }
         let isRoot = entity.parent.flatMap { classNames[$0] } == nil
         context.member(Key.isRoot, isRoot)
         if isRoot {

@@ -16,6 +16,7 @@ enum ContextKey {
     static let isClass = MustacheKey("isClass")
     static let isCategory = MustacheKey("isCategory")
     static let isAbstract = MustacheKey("isAbstract")
+    static let renamingIdentifier = MustacheKey("renamingIdentifier")
     static let isRoot = MustacheKey("isRoot")
     static let isIdentifiable = MustacheKey("isIdentifiable")
     static let identifiedByObject = MustacheKey("identifiedByObject")

@@ -21,11 +21,22 @@ extension CoreDataBinding {
         }
     }
 
-    /// `Z_<n>` or `Z<n>` (`underscore`) for the entity's number or its root's, as a pattern.
+    /// The numbers of `entity` and its ancestors up to its root: a relationship an entity
+    /// inherits is kept under the number of the ancestor that declares it.
+    func lineage(_ entity: EntityDescription) -> [Int] {
+        var numbers: [Int] = []
+        var current: Int32? = entity.entityID
+        while let id = current, let number = hierarchy.number[id] {
+            numbers.append(number)
+            current = hierarchy.parent[id]
+        }
+        return numbers
+    }
+
+    /// `Z_<n>` or `Z<n>` (`underscore`) for the number of the entity or of one of its ancestors,
+    /// as a pattern.
     private func numberPattern(_ entity: EntityDescription, underscore: Bool) -> String {
-        let own = hierarchy.number[entity.entityID]!
-        let root = hierarchy.table(of: entity.entityID).map { hierarchy.number[$0.root.entityID]! } ?? own
-        return (underscore ? "Z_" : "Z") + (own == root ? "\(own)" : "(\(own)|\(root))")
+        (underscore ? "Z_" : "Z") + "(" + lineage(entity).map(String.init).joined(separator: "|") + ")"
     }
 
     private mutating func bindManyToMany(
@@ -33,11 +44,11 @@ extension CoreDataBinding {
         _ inverse: RelationshipDescription
     ) {
         guard case .joinTable(let view, let source, let target, let position) = relationship.storage else { return }
-        // Either side may own the table; its name has the owner's number and relationship.
-        let names = [
-            "Z_\(hierarchy.number[entity.entityID]!)" + relationship.name.uppercased(),
-            "Z_\(hierarchy.number[destination.entityID]!)" + inverse.name.uppercased(),
-        ]
+        // Either side may own the table; its name has the number of the entity declaring the
+        // owning relationship (the entity or an ancestor) and that relationship's name.
+        let names =
+            lineage(entity).map { "Z_\($0)" + relationship.name.uppercased() }
+            + lineage(destination).map { "Z_\($0)" + inverse.name.uppercased() }
         let ownKeys = numberPattern(entity, underscore: true) + Self.literal(inverse.name) + "[0-9]*"
         let otherKeys = numberPattern(destination, underscore: true) + Self.literal(relationship.name) + "[0-9]*"
         guard let store = names.first(where: { storeTables[$0] != nil }),

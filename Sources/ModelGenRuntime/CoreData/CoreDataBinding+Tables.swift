@@ -42,22 +42,31 @@ extension CoreDataBinding {
             "Z_PK AS \"_pk\"", "CASE Z_ENT" + cases(table.entities, from: .number) + " END AS \"_entity\"",
             "Z_OPT AS \"_version\"",
         ]
+        let names = Self.storeColumnNames(table)
         for column in columns {
             let found: String?
             switch meaning(of: column, in: table) {
-            case .attribute(let name):
-                found = self.column(store, matching: Self.literal(Self.storeName(name)))
+            case .attribute(let attribute):
+                found = self.column(store, matching: Self.literal(names[column] ?? Self.storeName(attribute.name)))
+                if let found, let declared = declaredType(store, found), !Self.holds(declared, attribute) {
+                    mismatches.append(
+                        "the store's column \(store).\(found) is \(declared), not the \(attribute.type) of \(attribute.name)"
+                    )
+                    select.append("NULL AS \(Self.quoted(column))")
+                    continue
+                }
                 if let found {
                     plain.append((column, found))
                     explain(store, [found])
                 }
             case .key(let relationship, let destination):
-                found = self.column(store, matching: Self.literal(Self.storeName(relationship.name)))
+                found = self.column(store, matching: Self.literal(names[column] ?? Self.storeName(relationship.name)))
                 if let found {
                     keys.append(keyColumn(column, found, relationship, destination, store: store))
                 }
-            case .position(let inverseName):
-                found = self.column(store, matching: "Z_FOK_" + Self.literal(inverseName))
+            case .position(let inverseKey, let inverseName):
+                let key = String((names[inverseKey] ?? Self.storeName(inverseName)).dropFirst())
+                found = self.column(store, matching: "Z_FOK_" + Self.literal(key))
                 if let found {
                     positions.append((column, found))
                     explain(store, [found])
@@ -85,7 +94,9 @@ extension CoreDataBinding {
             exists
             ? "FROM main.\(Self.quoted(store)) WHERE Z_ENT IN (\(numbers.joined(separator: ", ")))" : "WHERE 0"
         let view = Self.quoted(table.name)
-        statements.append("CREATE TEMP VIEW \(view) AS SELECT \(select.joined(separator: ", ")) \(source)")
+        // Without the store's table the view is empty, and its columns name nothing.
+        let columns = exists ? select : select.map { "NULL AS " + $0.components(separatedBy: " AS ").last! }
+        statements.append("CREATE TEMP VIEW \(view) AS SELECT \(columns.joined(separator: ", ")) \(source)")
         guard exists else { return }
         let rootNumber = hierarchy.number[table.root.entityID]!
         keyQueries[table.name] =
@@ -114,16 +125,65 @@ extension CoreDataBinding {
 
     /// What a column of the runtime's table stores.
     enum Meaning {
-        case attribute(name: String)
+        case attribute(AttributeDescription)
         case key(RelationshipDescription, destination: EntityDescription)
-        /// The positions of an ordered to-many whose inverse (`inverseName`) is this table's key.
-        case position(inverseName: String)
+        /// The positions of an ordered to-many whose inverse's key is this table's runtime column
+        /// `inverseKey`.
+        case position(inverseKey: String, inverseName: String)
+    }
+
+    /// The store column Core Data gives each attribute and to-one key column of `table` (by the
+    /// runtime's column): `Z<NAME>`, and where a sibling sub-entity earlier in `Z_ENT` order took
+    /// that name, `Z<NAME>1`, `Z<NAME>2`, … — handed out walking the entities in pre-order, each
+    /// entity's attributes before its relationships (STORE-LAYOUT R5 extended; inferred from
+    /// stores of framework versions that suffix a later sibling's column, see Design.md).
+    static func storeColumnNames(_ table: CoreDataHierarchy.Table) -> [String: String] {
+        var taken: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var names: [String: String] = [:]
+        func assign(_ column: String, _ name: String) {
+            guard names[column] == nil else { return }
+            var chosen = storeName(name)
+            if taken.contains(chosen) {
+                var suffix = 1
+                while taken.contains(chosen + String(suffix)) { suffix += 1 }
+                chosen += String(suffix)
+            }
+            taken.insert(chosen)
+            names[column] = chosen
+        }
+        for entity in table.entities {
+            for attribute in entity.attributes { assign(attribute.column, attribute.name) }
+            for relationship in entity.relationships {
+                if let key = relationship.foreignKeyColumn { assign(key, relationship.name) }
+            }
+        }
+        return names
+    }
+
+    /// The declared type of a store column (upper-cased), where the store declares one.
+    func declaredType(_ table: String, _ column: String) -> String? {
+        storeTypes[table.uppercased()]?[column.uppercased()].flatMap { $0.isEmpty ? nil : $0.uppercased() }
+    }
+
+    /// Whether a column Core Data declared `declared` holds values of `attribute`'s type (R5's
+    /// declared types); another version may have changed an attribute's type, and its values are
+    /// then not the model's to read.
+    static func holds(_ declared: String, _ attribute: AttributeDescription) -> Bool {
+        if attribute.conversion != nil { return true }
+        switch attribute.type {
+        case .int16, .int32, .int64, .bool: return declared == "INTEGER"
+        case .double, .float: return declared == "FLOAT"
+        case .date: return declared == "TIMESTAMP"
+        case .decimal: return declared == "DECIMAL"
+        case .string, .url: return declared == "VARCHAR"
+        case .data, .uuid: return declared == "BLOB"
+        }
     }
 
     func meaning(of column: String, in table: CoreDataHierarchy.Table) -> Meaning? {
         for entity in table.entities {
             if let attribute = entity.attributes.first(where: { $0.column == column }) {
-                return .attribute(name: attribute.name)
+                return .attribute(attribute)
             }
             for relationship in entity.relationships where relationship.foreignKeyColumn == column {
                 guard let destination = hierarchy.byID[relationship.destinationEntityID] else { return nil }
@@ -138,7 +198,8 @@ extension CoreDataBinding {
                     let destination = hierarchy.byID[relationship.destinationEntityID],
                     inverse < destination.relationships.count
                 else { continue }
-                return .position(inverseName: destination.relationships[inverse].name.uppercased())
+                guard let key = destination.relationships[inverse].foreignKeyColumn else { continue }
+                return .position(inverseKey: key, inverseName: destination.relationships[inverse].name)
             }
         }
         return nil

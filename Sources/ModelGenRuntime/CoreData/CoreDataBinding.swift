@@ -28,21 +28,39 @@ struct CoreDataBinding {
 
     /// The store's tables (upper-cased name → columns as declared, in order).
     let storeTables: [String: [String]]
+    /// The declared type of each column of the store's tables (upper-cased table and column).
+    let storeTypes: [String: [String: String]]
     let model: PersistentStore.Model
-    let hierarchy: CoreDataHierarchy
+    private(set) var hierarchy: CoreDataHierarchy
 
-    init(model: PersistentStore.Model, connection: Connection) throws(DatabaseError) {
+    /// - Parameters:
+    ///   - model: The generated code's model.
+    ///   - connection: A connection to the store (or a private copy of it).
+    ///   - trustsPrediction: The store's model cache shows the model's own version wrote it, so a
+    ///     stale `Z_NAME` may be matched by the number the model predicts.
+    /// - Throws: `.sqlite` when the store's tables cannot be read.
+    init(model: PersistentStore.Model, connection: Connection, trustsPrediction: Bool) throws(DatabaseError) {
         self.model = model
         var tables: [String: [String]] = [:]
+        var types: [String: [String: String]] = [:]
         for name in try CoreDataStoreInspection.strings(
             connection, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
         {
-            tables[name.uppercased()] = try CoreDataStoreInspection.strings(
-                connection, "SELECT name FROM pragma_table_info(\(StoreDialect.literal(name)), 'main')")
+            let statement = try connection.makeStatement(
+                "SELECT name, type FROM pragma_table_info(\(StoreDialect.literal(name)), 'main')")
+            var columns: [String] = []
+            while try statement.step() {
+                let column = statement.string(0)
+                columns.append(column)
+                types[name.uppercased(), default: [:]][column.uppercased()] =
+                    statement.isNull(1) ? "" : statement.string(1)
+            }
+            tables[name.uppercased()] = columns
         }
         storeTables = tables
+        storeTypes = types
         hierarchy = CoreDataHierarchy(model.entities)
-        try checkPrimaryKeys(connection)
+        try numberEntitiesByName(connection, trustsPrediction: trustsPrediction)
         var plans: [TablePlan] = []
         for table in hierarchy.tables { plans.append(planEntityTable(table)) }
         let keys = plans.flatMap(\.keys)
@@ -67,34 +85,82 @@ struct CoreDataBinding {
         }
     }
 
-    /// `Z_PRIMARYKEY` lists the model's entities under the numbers Core Data gives them, with
-    /// their parents (`Z_SUPER`); `Z_NAME` may be stale (a renamed entity keeps its old name).
-    private mutating func checkPrimaryKeys(_ connection: Connection) throws(DatabaseError) {
+    /// `Z_PRIMARYKEY` lists the store's entities under the numbers Core Data gave them, with their
+    /// parents (`Z_SUPER`). Each of the model's entities takes the number of the store's entity of
+    /// its name, whatever the model alone would predict: a store of another version numbers its
+    /// entities otherwise, and rows of one entity must never be read as another's. `Z_NAME` can be
+    /// stale (Core Data keeps an entity's old name after a rename); only where the store's model
+    /// cache shows this very version wrote it (`trustsPrediction`) does an entity whose name is
+    /// missing take its predicted number, when the name there is no entity of the model. An
+    /// entity the store does not have gets a number no row has (its views are empty).
+    private mutating func numberEntitiesByName(
+        _ connection: Connection, trustsPrediction: Bool
+    ) throws(DatabaseError) {
         let statement = try connection.makeStatement("SELECT Z_ENT, Z_NAME, Z_SUPER FROM main.Z_PRIMARYKEY")
         var stored: [Int: (name: String, parent: Int)] = [:]
         while try statement.step() {
             stored[Int(statement.int64(0))] = (statement.isNull(1) ? "" : statement.string(1), Int(statement.int64(2)))
         }
+        let predicted = hierarchy.number
+        var byName: [String: Int] = [:]
+        for (number, row) in stored.sorted(by: { $0.key < $1.key }) where byName[row.name] == nil {
+            byName[row.name] = number
+        }
+        let modelNames = Set(model.entities.map(\.name))
+        var taken: Set<Int> = []
+        var number: [Int32: Int] = [:]
         for entity in model.entities {
-            let number = hierarchy.number[entity.entityID]!
-            let parent = hierarchy.parent[entity.entityID].map { hierarchy.number[$0]! } ?? 0
-            guard let row = stored.removeValue(forKey: number) else {
-                mismatches.append("entity \(entity.name) (number \(number)) is not in Z_PRIMARYKEY")
-                continue
-            }
-            if row.parent != parent {
-                mismatches.append(
-                    "entity \(number) (\(entity.name)) has parent \(row.parent) in the store, \(parent) in the model")
-            }
-            if row.name != entity.name {
-                staleNames.append(
-                    .init(
-                        table: "Z_PRIMARYKEY", row: Int64(number),
-                        message: "Z_NAME is \(row.name), the model's entity \(number) is \(entity.name)"))
+            if let found = byName[entity.name] {
+                number[entity.entityID] = found
+                taken.insert(found)
             }
         }
-        for (number, row) in stored.sorted(by: { $0.key < $1.key }) {
-            mismatches.append("the store has entity \(number) (\(row.name)), which the model does not")
+        // A renamed entity: its renaming identifier is the name the store knows it by.
+        for entity in model.entities where number[entity.entityID] == nil {
+            guard let old = entity.renamingIdentifier, !modelNames.contains(old), let found = byName[old],
+                !taken.contains(found)
+            else { continue }
+            number[entity.entityID] = found
+            taken.insert(found)
+            hierarchy.storeNames[entity.entityID] = old
+            staleNames.append(
+                .init(
+                    table: "Z_PRIMARYKEY", row: Int64(found),
+                    message: "Z_NAME is \(old), the model's entity \(found) is \(entity.name)"))
+        }
+        for entity in model.entities where number[entity.entityID] == nil {
+            let guess = predicted[entity.entityID]!
+            if trustsPrediction, let row = stored[guess], !modelNames.contains(row.name), !taken.contains(guess) {
+                number[entity.entityID] = guess
+                taken.insert(guess)
+                staleNames.append(
+                    .init(
+                        table: "Z_PRIMARYKEY", row: Int64(guess),
+                        message: "Z_NAME is \(row.name), the model's entity \(guess) is \(entity.name)"))
+            } else {
+                mismatches.append("the store has no entity \(entity.name) (Z_PRIMARYKEY names none so)")
+                number[entity.entityID] = -Int(entity.entityID) - 1
+            }
+        }
+        hierarchy.number = number
+        for index in hierarchy.tables.indices {
+            if let old = hierarchy.storeNames[hierarchy.tables[index].root.entityID] {
+                hierarchy.tables[index].storeRoot = old
+            }
+        }
+        for entity in model.entities {
+            guard let own = number[entity.entityID], let row = stored[own] else { continue }
+            let parent = hierarchy.parent[entity.entityID]
+            let expected = parent.flatMap { number[$0] } ?? 0
+            if row.parent != expected {
+                let storeParent = stored[row.parent]?.name ?? "none"
+                let modelParent = parent.flatMap { hierarchy.byID[$0]?.name } ?? "none"
+                mismatches.append(
+                    "entity \(entity.name) has parent \(storeParent) in the store, \(modelParent) in the model")
+            }
+        }
+        for (number, row) in stored.sorted(by: { $0.key < $1.key }) where !taken.contains(number) {
+            mismatches.append("the store has entity \(row.name) (number \(number)), which the model does not")
         }
     }
 
@@ -126,11 +192,15 @@ struct CoreDataHierarchy {
         var root: EntityDescription
         /// The entities whose rows it holds, in pre-order.
         var entities: [EntityDescription]
-        /// The Core Data table (`Z` + the root's name upper-cased).
-        var storeName: String { CoreDataBinding.storeName(root.name) }
+        /// The root's name in the store (its renaming identifier where the store knows it so).
+        var storeRoot: String
+        /// The Core Data table (`Z` + the root's store name upper-cased).
+        var storeName: String { CoreDataBinding.storeName(storeRoot) }
     }
 
     var number: [Int32: Int] = [:]
+    /// Entities the store knows by their renaming identifier: that name.
+    var storeNames: [Int32: String] = [:]
     var parent: [Int32: Int32] = [:]
     var byID: [Int32: EntityDescription] = [:]
     var tables: [Table] = []
@@ -165,7 +235,7 @@ struct CoreDataHierarchy {
             for child in sorted(children[entity.entityID] ?? []) { visit(child, into: &table) }
         }
         for root in sorted(roots) {
-            var table = Table(name: root.table, root: root, entities: [])
+            var table = Table(name: root.table, root: root, entities: [], storeRoot: root.name)
             visit(root, into: &table)
             tables.append(table)
         }

@@ -61,7 +61,9 @@ extension PersistentStore {
         if !options.readOnly {
             try Self.checkWritable(path, report: report, tables: tables)
         }
-        var binding = try CoreDataBinding(model: model, connection: checked)
+        let sameVersion =
+            report.compiledModel != nil && report.compiledModel?.versionFingerprint == model.coreDataFingerprint
+        var binding = try CoreDataBinding(model: model, connection: checked, trustsPrediction: sameVersion)
         // The model cache tells apart versions of one schema (a changed version hash modifier).
         if let compiled = report.compiledModel, let expected = model.coreDataFingerprint,
             compiled.versionFingerprint != expected
@@ -89,7 +91,7 @@ extension PersistentStore {
         } else {
             checked.close()
             connection = try Connection(path: path, wal: false)
-            binding = try CoreDataBinding(model: model, connection: connection)
+            binding = try CoreDataBinding(model: model, connection: connection, trustsPrediction: sameVersion)
         }
         try connection.countViewRows()
         try connection.execute(binding.statements.joined(separator: ";\n") + ";")

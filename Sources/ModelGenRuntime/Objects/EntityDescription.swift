@@ -83,6 +83,9 @@ public final class EntityDescription: Sendable {
     /// `observable`): the runtime then tells objects whose values or relationships it changes
     /// outside their setters (`modelGenValuesDidChange`, `modelGenRelationshipDidChange`).
     public let isObserved: Bool
+    /// The model's renaming identifier for the entity (`elementID`): the name an earlier version
+    /// gave it, by which a store that version wrote knows it.
+    public let renamingIdentifier: String?
 
     let selectColumnsSQL: String
     /// Whether the entity's class conforms to `ObjectLifecycle` (its hooks are called).
@@ -146,9 +149,10 @@ public final class EntityDescription: Sendable {
         relationships: [RelationshipDescription] = [], columns: [String]? = nil,
         uniquenessConstraints: [UniquenessConstraint] = [],
         objectType: ManagedObject.Type? = nil, transients: [String: (any Sendable)?] = [:], isAbstract: Bool = false,
-        isObserved: Bool = false
+        isObserved: Bool = false, renamingIdentifier: String? = nil
     ) {
         self.isObserved = isObserved
+        self.renamingIdentifier = renamingIdentifier
         self.transients = transients
         self.isAbstract = isAbstract
         self.name = name

@@ -295,7 +295,8 @@ public final class HTTPSExcludedDomain: ManagedObject {
         ],
         columns: ["domain"],
         uniquenessConstraints: [],
-        objectType: HTTPSExcludedDomain.self)
+        objectType: HTTPSExcludedDomain.self,
+        renamingIdentifier: "HTTPSWhitelistedDomain")
 
     private var _domain: String? = nil
 

@@ -3251,7 +3251,8 @@ public final class Album: ManagedObject {
         ],
         columns: ["cover_pk", "created_at", "editable", "has_been_edited", "is_private", "name", "slug", "sort_key", "summary", "type", "updated_at"],
         uniquenessConstraints: [],
-        objectType: Album.self)
+        objectType: Album.self,
+        renamingIdentifier: "Collection")
 
     private var _createdAt: Date? = nil
     private var _editable: Bool = true

@@ -550,7 +550,8 @@ public final class LuxuryCar: SportCar {
         ],
         columns: ["is_limited_edition", "maker", "marked_for_deletion_as_of", "model", "number_plate", "owner_pk"],
         uniquenessConstraints: [[3]],
-        objectType: LuxuryCar.self)
+        objectType: LuxuryCar.self,
+        renamingIdentifier: "ExpensiveSportCar")
 
     private var _isLimitedEdition: Bool? = false
 
