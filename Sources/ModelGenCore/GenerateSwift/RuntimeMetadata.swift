@@ -59,6 +59,8 @@ public struct RuntimeEntityMetadata: Sendable, Equatable {
     /// What must be unique together: attribute slots and to-one relationships (by index, each
     /// stored as a foreign key of the entity's table).
     public var uniquenessConstraints: [Uniqueness]
+    /// The entity's renaming identifier (`elementID`) where it differs from its name.
+    public var renamingIdentifier: String? = nil
 
     public struct Uniqueness: Sendable, Equatable {
         public var attributes: [Int]

@@ -140,7 +140,8 @@ extension SwiftContextBuilder {
             entityID: Int64(mapping.entityID), fetchedEntityIDs: fetchedEntityIDs(index).map(Int64.init),
             attributes: (storedAttributes[index] ?? []).map(attributeMetadata),
             relationships: (relationships[index] ?? []).map(relationshipMetadata),
-            columns: dataColumns(index), uniquenessConstraints: uniquenessSlots(index))
+            columns: dataColumns(index), uniquenessConstraints: uniquenessSlots(index),
+            renamingIdentifier: entity.elementID.flatMap { $0 == entity.name ? nil : $0 })
     }
 
     /// The `_entity` numbers of entity `index` and its sub-entities, ascending.

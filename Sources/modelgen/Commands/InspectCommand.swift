@@ -13,8 +13,9 @@ struct InspectCommand: Command {
         its number, parent, table, row count and key high-water mark, and every anomaly (rows
         whose Z_ENT belongs to another entity, Z_MAX below the largest Z_PK, a missing table),
         each with its table and row. With --model, also which version of the model bundle wrote
-        the store: the versions whose Core Data layout is the store's schema, narrowed by the
-        store's model cache (Z_MODELCACHE) where it has one.
+        the store: the versions the store binds to as an open binds it (every table, column,
+        entity and parent accounted for both ways), narrowed by the store's model cache
+        (Z_MODELCACHE) where it has one.
 
         USAGE: modelgen inspect <store.sqlite> [--model <bundle.xcdatamodeld>]
 
@@ -46,7 +47,7 @@ struct InspectCommand: Command {
         let engine = DiagnosticEngine()
         let versions = ModelLoader().loadAll(path: bundle, diagnostics: engine)
         if output.printDiagnostics(engine) || versions.isEmpty { return .modelErrors }
-        let match = StoreVersionMatch(report: report, versions: versions)
+        let match = StoreVersionMatch(path: path, report: report, versions: versions)
         output.print(describe(match, bundle: bundle, hasCache: report.compiledModel != nil))
         return .success
     }
