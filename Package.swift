@@ -22,6 +22,7 @@ let coreDataStoreModels = [
     "CDSampleModel", "CDSampleModel2", "CDSampleModel3", "CDArtsyPartner5", "CDArtsyFolio14", "CDArtsyFolio15",
     "CDArtsyFolio20", "CDArtsyFolio23", "CDBookmarks1", "CDBookmarks2", "CDBookmarks3", "CDBookmarks4",
     "CDBookmarks5", "CDSyncMetadata3", "CDXCServer120", "CDXCServer200", "CDXCServer201", "CDAppRatingPrompt",
+    "CDJournal",
 ]
 
 let package = Package(
@@ -131,7 +132,8 @@ let package = Package(
             // Child processes of the tests (posix_spawn, inheriting only their standard streams).
             .target(name: "CSpawn", path: "Tests/CSpawn"),
             .target(
-                name: "TestSupport", dependencies: ["CSpawn"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+                name: "TestSupport", dependencies: ["CSpawn", "CSQLite"], path: "Tests/TestSupport",
+                swiftSettings: swiftSettings),
             .testTarget(
                 name: "ModelGenCoreTests",
                 dependencies: [

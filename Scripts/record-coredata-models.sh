@@ -39,3 +39,7 @@ rm -f Tests/CoreDataStoreModels/CDAppRatingPrompt/CDAppRatingPrompt.swift
     "$stores/duckduckgo__iOS/DuckDuckGo/AppRatingPrompt.xcdatamodeld/AppRatingPrompt.xcdatamodel" \
     "$bsk/BrowserServicesKit/SmarterEncryption/Store/HTTPSUpgrade.xcdatamodeld/HTTPSUpgrade 3.xcdatamodel" \
     "$bsk/RemoteMessaging/CoreData/RemoteMessaging.xcdatamodeld/RemoteMessaging.xcdatamodel"
+# The model of the stores Tests/TestSupport/HandBuiltCoreDataStores.swift writes by hand.
+rm -f Tests/CoreDataStoreModels/CDJournal/CDJournal.swift
+.build/debug/modelgen generate Tests/Fixtures/Journal.xcdatamodeld --model-version Journal \
+    --output Tests/CoreDataStoreModels/CDJournal --single-file CDJournal.swift

@@ -42,6 +42,23 @@ import Testing
         #expect(other.stdout.contains("closest: "))
     }
 
+    /// The hand-built stores of every era and form name their version (`Journal`, not `Journal 2`,
+    /// which adds a column), as the runtime binds them: inspect and an open cannot disagree.
+    @Test(arguments: HandBuiltCoreDataStores.variants)
+    func everyHandBuiltStoreNamesItsVersion(_ variant: HandBuiltCoreDataStores.Variant) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inspect-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("Journal.sqlite").path
+        try HandBuiltCoreDataStores.make(variant, at: path)
+        let result = try CLIRunner.run(["inspect", path, "--model", HandBuiltCoreDataStores.bundle.path])
+        #expect(result.status == 0, "\(variant): \(result.stderr)")
+        #expect(result.stdout.contains("anomalies: none"), "\(variant): \(result.stdout)")
+        #expect(
+            result.stdout.contains("model version: Journal (schema; the store has no model cache)"),
+            "\(variant): \(result.stdout)")
+    }
+
     @Test func sqlPrintsCoreDataTables() throws {
         guard let folder = PackagePaths.sharedFolder("corpus/stores") else { return }
         let bundle = folder.appendingPathComponent(Self.versions["Bookmarks_V4.sqlite"]!.0).path
