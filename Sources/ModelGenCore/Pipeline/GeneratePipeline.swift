@@ -34,13 +34,15 @@ public struct GeneratePipeline: Sendable {
     /// - Parameters:
     ///   - path: the model on disk.
     ///   - version: the bundle's version to generate instead of its current one.
+    ///   - name: the model's name in the generated code, instead of its own.
     ///   - diagnostics: where the model's errors and warnings go.
     /// - Returns: the files to write, or `nil` when the model has errors.
     /// - Throws: `SwiftGenerationError` when a replacement template does not compile.
-    public func run(path: String, version: String? = nil, diagnostics: DiagnosticEngine) throws(SwiftGenerationError)
-        -> [GeneratedFile]?
-    {
-        guard let model = ModelLoader().load(path: path, version: version, diagnostics: diagnostics) else { return nil }
+    public func run(
+        path: String, version: String? = nil, name: String? = nil, diagnostics: DiagnosticEngine
+    ) throws(SwiftGenerationError) -> [GeneratedFile]? {
+        guard var model = ModelLoader().load(path: path, version: version, diagnostics: diagnostics) else { return nil }
+        if let name { model.modelName = name }
         return try run(model: model, bundle: path, diagnostics: diagnostics)
     }
 

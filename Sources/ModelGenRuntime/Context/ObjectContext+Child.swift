@@ -147,6 +147,7 @@ extension ObjectContext {
         updatedObjects.removeAll()
         deletedObjects.removeAll()
         linkChanges.removeAll()
+        clearedByDeletion.removeAll()
         parent.tellObservers(
             ObjectsDidChange(reason: .childSaved, inserted: inserted.compactMap { pushed[ObjectIdentifier($0)] }))
     }

@@ -89,9 +89,19 @@ extension ObjectContext {
         for (index, relationship) in relationships.enumerated() {
             switch relationship.deletionRule {
             case .nullify:
-                guard relationship.inverse != nil else { continue }
+                guard let inverse = relationship.inverse else { continue }
+                let destinations =
+                    relationship.isToMany
+                    ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
+                for destination in destinations {
+                    let other = type(of: destination).entityDescription
+                    guard inverse < other.relationships.count, !other.relationships[inverse].isToMany else { continue }
+                    let entity = type(of: object).entityDescription.name
+                    clearedByDeletion[ObjectIdentifier(destination), default: [:]][inverse] =
+                        "deleting \(entity) \(object.objectID) cleared it (\(entity).\(relationship.name) is Nullify)"
+                }
                 if relationship.isToMany {
-                    for destination in try object.loadedToMany(index).objects { try object.unlink(destination, index) }
+                    for destination in destinations { try object.unlink(destination, index) }
                 } else {
                     try object.assignToOne(nil, index)
                 }
@@ -154,12 +164,7 @@ extension ObjectContext {
             switch object.links[index] {
             case .unloaded where !object.objectID.isTemporary: continue
             case .key(let row):
-                if row == nil && !relationship.isOptional {
-                    throw DatabaseError(
-                        .validation, "\(entity.name).\(relationship.name) is required and was never set",
-                        entity: entity.name,
-                        property: relationship.name)
-                }
+                if row == nil && !relationship.isOptional { throw requiredToOneIsEmpty(object, entity, index) }
                 continue
             default: break
             }
@@ -180,11 +185,19 @@ extension ObjectContext {
                         entity: entity.name, property: relationship.name)
                 }
             } else if !relationship.isOptional, try object.loadedToOne(index) == nil {
-                throw DatabaseError(
-                    .validation, "\(entity.name).\(relationship.name) is required and was never set",
-                    entity: entity.name,
-                    property: relationship.name)
+                throw requiredToOneIsEmpty(object, entity, index)
             }
         }
+    }
+
+    /// A required to-one left empty: cleared by another object's deletion (named), or never set.
+    private func requiredToOneIsEmpty(_ object: ManagedObject, _ entity: EntityDescription, _ index: Int)
+        -> DatabaseError
+    {
+        let name = "\(entity.name).\(entity.relationships[index].name)"
+        let message =
+            clearedByDeletion[ObjectIdentifier(object)]?[index].map { "\(name) is required, but \($0)" }
+            ?? "\(name) is required and was never set"
+        return DatabaseError(.validation, message, entity: entity.name, property: entity.relationships[index].name)
     }
 }

@@ -37,6 +37,9 @@ public final class ObjectContext {
     @exclusivity(unchecked) var deletedObjects: [ManagedObject] = []
     /// Changes of join-table relationships, in the order they were made.
     @exclusivity(unchecked) var linkChanges: [LinkChange] = []
+    /// What cleared a to-one of an object when another object's deletion nullified it (by object
+    /// and relationship index): a required one left empty so is reported with its cause.
+    @exclusivity(unchecked) var clearedByDeletion: [ObjectIdentifier: [Int: String]] = [:]
     /// An error met while applying deletion rules, reported by the next save.
     /// The first error of an operation that cannot throw (`delete`, a generated relationship
     /// setter given an object of another context), thrown by the next `save()`.
@@ -266,6 +269,7 @@ public final class ObjectContext {
             object.relationshipMask = 0
         }
         linkChanges.removeAll()
+        clearedByDeletion.removeAll()
         for object in updatedObjects { object.isListedAsUpdated = false }
         let report =
             objectObservers.isEmpty
@@ -473,6 +477,7 @@ public final class ObjectContext {
             }
         }
         linkChanges.removeAll()
+        clearedByDeletion.removeAll()
         let changed = updatedObjects
         for object in updatedObjects + deletedObjects {
             object.isListedAsUpdated = false

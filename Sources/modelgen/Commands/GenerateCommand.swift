@@ -13,7 +13,8 @@ struct GenerateCommand: Command {
         model's generation wrote before and no longer writes (an entity removed) are removed.
 
         Several models are merged into one (as Core Data merges the models of an app whose store
-        holds the entities of several bundles); --name names it.
+        holds the entities of several bundles); --name names it. With one model, --name
+        replaces the model's own name (the generated <Name>Model type and file).
 
         USAGE: modelgen generate [<options>] <model>... --output <directory>
 
@@ -26,7 +27,7 @@ struct GenerateCommand: Command {
         .valued("--output", "directory", "Where to write the files (created if missing)"),
         .valued(
             "--config", "file",
-            "Options from a modelgen.json (access, configuration, templates relative\nto the file, observable); options given here win"
+            "Options from a modelgen.json (access, configuration, templates relative\nto the file, observable, modelVersion); options given here win"
         ),
         .valued(
             "--templates", "directory",
@@ -44,7 +45,8 @@ struct GenerateCommand: Command {
         .flag("--sql", "Also write <Model>.sqlite.sql and <Model>.postgres.sql"),
         .valued("--configuration", "name", "Only the entities of this configuration"),
         .valued("--model-version", "name", "Use this version instead of the current one"),
-        .valued("--name", "name", "The merged model's name (with several models)"),
+        .valued(
+            "--name", "name", "The model's name in the generated code (<name>Model); required\nto merge several models"),
         .flag("--warnings-as-errors", "Treat warnings as errors"),
         .flag(
             "--check",
@@ -71,8 +73,9 @@ struct GenerateCommand: Command {
                 throw UsageError(
                     message: "with several models, give each version's .xcdatamodel folder instead of --model-version")
             }
-        } else if arguments.options["--name"] != nil {
-            throw UsageError(message: "--name names a merge of several models")
+        }
+        if let name = arguments.options["--name"], name.isEmpty {
+            throw UsageError(message: "--name takes a non-empty name")
         }
         guard let directory = arguments.options["--output"] else {
             throw UsageError(message: "missing --output <directory>")
@@ -97,7 +100,8 @@ struct GenerateCommand: Command {
             if merged, let name = arguments.options["--name"] {
                 files = try pipeline.run(paths: arguments.positionals, name: name, diagnostics: engine)
             } else {
-                files = try pipeline.run(path: path, version: arguments.options["--model-version"], diagnostics: engine)
+                files = try pipeline.run(
+                    path: path, version: resolved.modelVersion, name: arguments.options["--name"], diagnostics: engine)
             }
         } catch {
             output.printError("modelgen: error: \(error)")
@@ -127,6 +131,7 @@ struct GenerateCommand: Command {
         var options: SwiftGenerationOptions
         var configuration: String?
         var templates: [String: String]
+        var modelVersion: String?
     }
 
     private static func resolve(_ arguments: ParsedArguments, sourceName: String) -> Result<
@@ -158,7 +163,7 @@ struct GenerateCommand: Command {
         return .success(
             Resolved(
                 options: options, configuration: arguments.options["--configuration"] ?? file.configuration,
-                templates: templates))
+                templates: templates, modelVersion: arguments.options["--model-version"] ?? file.modelVersion))
     }
 
     private enum Loaded {

@@ -6,7 +6,8 @@ import ModelGenCore
 /// options given on the command line win over the file's.
 ///
 /// ```json
-/// { "access": "internal", "configuration": "Cloud", "templates": "Templates", "observable": true }
+/// { "access": "internal", "configuration": "Cloud", "templates": "Templates", "observable": true,
+///   "modelVersion": "Journal 2" }
 /// ```
 struct GenerateConfiguration: Decodable, Equatable {
     var access: SwiftGenerationOptions.Access?
@@ -14,9 +15,11 @@ struct GenerateConfiguration: Decodable, Equatable {
     /// A folder of templates, relative to the file.
     var templates: String?
     var observable: Bool?
+    /// The version of the bundle to generate, instead of its current one (`--model-version`).
+    var modelVersion: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case access, configuration, templates, observable
+        case access, configuration, templates, observable, modelVersion
     }
 
     init() {}
@@ -32,6 +35,7 @@ struct GenerateConfiguration: Decodable, Equatable {
         configuration = try container.decodeIfPresent(String.self, forKey: .configuration)
         templates = try container.decodeIfPresent(String.self, forKey: .templates)
         observable = try container.decodeIfPresent(Bool.self, forKey: .observable)
+        modelVersion = try container.decodeIfPresent(String.self, forKey: .modelVersion)
     }
 
     /// Reads the file at `path`; the error message names the file and what is wrong in it.

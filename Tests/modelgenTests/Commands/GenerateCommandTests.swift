@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `modelgen generate` and `modelgen dump --stage swift`: files written, options, template
@@ -246,7 +247,7 @@ import Testing
         for (text, message) in [
             (
                 #"{ "acess": "internal" }"#,
-                "unknown option 'acess' (known: access, configuration, templates, observable)"
+                "unknown option 'acess' (known: access, configuration, templates, observable, modelVersion)"
             ),
             (#"{ "access": "open" }"#, #"'access' must be one of "public", "package", "internal""#),
             (#"{ "observable": "yes" }"#, "'observable' must be true or false"),
@@ -266,6 +267,44 @@ import Testing
             "generate", "Models/Fruits.xcdatamodeld", "--output", output.path, "--config", "/nonexistent.json",
         ])
         #expect(missing.status == 1 && missing.stderr.contains("/nonexistent.json: cannot be read"))
+    }
+
+    /// `modelVersion` in modelgen.json chooses the bundle's version as `--model-version` does
+    /// (the command line wins), and `--name` names a single model's generated type.
+    @Test func theConfigurationChoosesTheVersionAndNameNamesOneModel() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("version-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("modelgen.json")
+        try #"{ "modelVersion": "Journal 2" }"#.write(to: config, atomically: true, encoding: .utf8)
+        let bundle = HandBuiltCoreDataStores.bundle.path
+        func task(_ arguments: [String]) throws -> String {
+            let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
+            let result = try CLIRunner.run(["generate", bundle, "--output", output.path] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return (try? String(contentsOf: output.appendingPathComponent("Task.swift"), encoding: .utf8)) ?? ""
+        }
+        #expect(try task([]).contains("var priority") == false, "the current version has no priority")
+        #expect(try task(["--config", config.path]).contains("var priority"), "modelgen.json chose Journal 2")
+        #expect(
+            try task(["--config", config.path, "--model-version", "Journal"]).contains("var priority") == false,
+            "the command line wins")
+        let missing = directory.appendingPathComponent("missing.json")
+        try #"{ "modelVersion": "Journal 9" }"#.write(to: missing, atomically: true, encoding: .utf8)
+        let bad = try CLIRunner.run([
+            "generate", bundle, "--output", directory.appendingPathComponent("bad").path, "--config", missing.path,
+        ])
+        #expect(bad.status == 1 && bad.stderr.contains("Journal 9"), "\(bad.stderr)")
+
+        let named = directory.appendingPathComponent("named")
+        let result = try CLIRunner.run(["generate", bundle, "--output", named.path, "--name", "Diary"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: named.path)
+        let model = try #require(files.first { $0.hasSuffix("Model.swift") || $0 == "Diary.swift" })
+        #expect(
+            try String(contentsOf: named.appendingPathComponent(model), encoding: .utf8).contains("enum DiaryModel"))
+        let empty = try CLIRunner.run(["generate", bundle, "--output", named.path, "--name", ""])
+        #expect(empty.status == 64)
     }
 
     @Test func dumpSwiftPrintsTheTemplateContextDeterministically() throws {
