@@ -151,7 +151,7 @@ extension ManagedObject {
     }
 
     /// Binds a value as its type's generated binder does (`nil` or an empty optional: `NULL`).
-    private static func bind(_ value: Any?, _ type: ValueType, to statement: Statement, at index: Int32) {
+    static func bind(_ value: Any?, _ type: ValueType, to statement: Statement, at index: Int32) {
         if let value = unwrappedValue(value), let typed = swiftValue(value, for: type) as? any ColumnValue {
             typed.bind(statement, index)
         } else {

@@ -5,6 +5,7 @@ enum Help {
         [
             CheckCommand.self, DumpCommand.self, SQLCommand.self, GenerateCommand.self, DiffCommand.self,
             InspectCommand.self,
+            ImportCommand.self,
         ]
     }
 

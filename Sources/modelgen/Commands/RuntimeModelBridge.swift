@@ -5,12 +5,31 @@ import ModelGenRuntime
 /// code of that version would say, without its classes): how the CLI asks the runtime's own
 /// Core Data binder whether a store is of a version, so `inspect` and an open cannot disagree.
 enum RuntimeModelBridge {
-    static func model(of model: ObjectModel, name: String) -> PersistentStore.Model? {
+    /// - Parameters:
+    ///   - model: The compiler's model of one version.
+    ///   - name: The runtime model's name.
+    ///   - bundle: Where the version's bundle is, for a model that carries the migrations from
+    ///     the bundle's other versions (as its generated code would); nil for none.
+    /// - Returns: The runtime model, or nil when the version does not lower to tables.
+    static func model(of model: ObjectModel, name: String, bundle: String? = nil) -> PersistentStore.Model? {
         guard let schema = SchemaLowering().lower(model, diagnostics: DiagnosticEngine()) else { return nil }
         let entities = SwiftGenerator.runtimeMetadata(model: model, schema: schema).map(description)
+        let migrations =
+            bundle.map { StoreMigration.all(to: model, schema, bundle: $0, configuration: nil) } ?? []
         return PersistentStore.Model(
-            name: name, sqliteDDL: "", schemaHash: "", coreDataFingerprint: model.coreDataVersionFingerprint,
-            entities: entities)
+            name: name, sqliteDDL: SQLEmitter(dialect: .sqlite).emit(schema),
+            postgresDDL: SQLEmitter(dialect: .postgres).emit(schema), schemaHash: SchemaSnapshot.make(schema).hash,
+            coreDataFingerprint: model.coreDataVersionFingerprint, entities: entities,
+            migrations: migrations.map {
+                PersistentStore.Migration(
+                    from: $0.fromHash, version: $0.version, statements: $0.statements, blockingSteps: $0.blockingSteps,
+                    lossyStatements: $0.lossyStatements)
+            },
+            postgresMigrations: migrations.map {
+                PersistentStore.Migration(
+                    from: $0.fromHash, version: $0.version, statements: $0.postgresStatements,
+                    blockingSteps: $0.blockingSteps, lossyStatements: $0.postgresLossyStatements)
+            })
     }
 
     private static func description(_ entity: RuntimeEntityMetadata) -> EntityDescription {

@@ -1,0 +1,152 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+
+struct ImportCommand: Command {
+    static let name = "import"
+    static let summary = "Move a store Core Data wrote into a modelgen store of the current version"
+    static let help = """
+        OVERVIEW: \(summary)
+
+        Finds the version of the model bundle that wrote the Core Data store (as 'inspect --model'
+        does), copies every object, value, link and ordered position into a new modelgen store of
+        that version, then migrates it to the bundle's current version with the migration the
+        generated code of the current version carries (renames followed by renaming identifier;
+        steps that lose data only with --allow-data-loss). The Core Data store is read from a
+        private copy and left as it was. A SQLite target is written to a temporary file and put
+        in place only when everything succeeded.
+
+        USAGE: modelgen import <store.sqlite> --model <bundle.xcdatamodeld> (--into <file> | --postgres <url>)
+
+        \(spec.help)
+        EXIT STATUS: 0 imported, 1 the store is of no version of the bundle, cannot be read, or
+        cannot be carried to the current version (the reason printed), 64 usage error.
+        """
+    static let spec = OptionSpec([
+        .valued("--model", "bundle", "The model bundle whose version wrote the store"),
+        .valued("--into", "file", "The new SQLite store to write (must not exist)"),
+        .valued("--postgres", "url", "A PostgreSQL database to write into (its schema must be empty)"),
+        .flag("--allow-data-loss", "Migrate even where the current version drops attributes or entities"),
+    ])
+
+    static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
+        guard arguments.positionals.count == 1, let path = arguments.positionals.first else {
+            throw UsageError(message: arguments.positionals.isEmpty ? "missing store path" : "one store at a time")
+        }
+        guard let bundle = arguments.options["--model"] else { throw UsageError(message: "missing --model <bundle>") }
+        let into = arguments.options["--into"]
+        let postgres = arguments.options["--postgres"]
+        guard (into == nil) != (postgres == nil) else {
+            throw UsageError(message: "give one target: --into <file> or --postgres <url>")
+        }
+        if let into, FileManager.default.fileExists(atPath: into) {
+            output.printError("modelgen: error: \(into) exists; import writes a new store")
+            return .modelErrors
+        }
+        let engine = DiagnosticEngine()
+        let versions = ModelLoader().loadAll(path: bundle, diagnostics: engine)
+        guard let current = ModelLoader().load(path: bundle, diagnostics: engine) else {
+            _ = output.printDiagnostics(engine)
+            return .modelErrors
+        }
+        if engine.hasErrors || versions.isEmpty {
+            _ = output.printDiagnostics(engine)
+            return .modelErrors
+        }
+        do {
+            let report = try CoreDataStoreInspection.inspect(path: path)
+            let match = StoreVersionMatch(path: path, report: report, versions: versions)
+            guard let found = match.matches.first,
+                let wrote = versions.first(where: { $0.0.name == found.version })?.1
+            else {
+                output.printError(
+                    "modelgen: error: "
+                        + InspectCommand.describe(match, bundle: bundle, hasCache: report.compiledModel != nil))
+                return .modelErrors
+            }
+            let plan = try Plan(
+                source: wrote, sourceVersion: found.version, current: current, bundle: bundle,
+                allowsDataLoss: arguments.has("--allow-data-loss"))
+            let summary = try plan.run(path, into: into, postgres: postgres)
+            output.print(
+                "imported \(path) (version \(found.version)) into \(into ?? "PostgreSQL") as version \(current.versionName ?? current.modelName ?? "current"): \(summary.objects) objects, \(summary.links) links"
+            )
+            return .success
+        } catch let error as DatabaseError {
+            output.printError("modelgen: error: \(error.message) [\(error.code)]")
+            return .modelErrors
+        } catch {
+            output.printError("modelgen: error: \(error)")
+            return .modelErrors
+        }
+    }
+
+    /// The two runtime models (the version that wrote the store, the current one with its
+    /// migrations) and whether the current one can be reached.
+    struct Plan {
+        let source: PersistentStore.Model
+        let target: PersistentStore.Model
+        let allowsDataLoss: Bool
+
+        init(
+            source wrote: ObjectModel, sourceVersion: String, current: ObjectModel, bundle: String, allowsDataLoss: Bool
+        ) throws {
+            let name = current.modelName ?? "Model"
+            guard let source = RuntimeModelBridge.model(of: wrote, name: name),
+                let target = RuntimeModelBridge.model(of: current, name: name, bundle: bundle)
+            else { throw DatabaseError(.migration, "the model's versions do not lower to tables") }
+            self.source = source
+            self.target = target
+            self.allowsDataLoss = allowsDataLoss
+            // Refused before anything is written: a version the current one has no migration from.
+            guard source.schemaHash != target.schemaHash else { return }
+            guard let migration = target.migrations.first(where: { $0.from == source.schemaHash }) else {
+                throw DatabaseError(
+                    .migration, "there is no migration from version \(sourceVersion) to the current version")
+            }
+            if migration.statements == nil && !(allowsDataLoss && migration.lossyStatements != nil) {
+                let lossOnly = migration.lossyStatements != nil
+                throw DatabaseError(
+                    .migration,
+                    "version \(sourceVersion) cannot be migrated to the current version automatically: "
+                        + migration.blockingSteps.joined(separator: "; ")
+                        + (lossOnly ? " (run again with --allow-data-loss to drop that data)" : ""))
+            }
+        }
+
+        /// Copies the store into a new store of its version, then opens that with the current
+        /// version (which migrates it). A SQLite target appears only when all of it succeeded.
+        func run(_ path: String, into: String?, postgres: String?) throws -> PersistentStore.AdoptionReport {
+            let options = PersistentStore.OpenOptions(allowsDataLoss: allowsDataLoss)
+            let progress: (PersistentStore.AdoptionProgress) -> Void = { step in
+                FileHandle.standardError.write(
+                    Data("modelgen: import: \(step.rowsCopied) of \(step.rowsTotal) rows (\(step.table))\n".utf8))
+            }
+            if let postgres {
+                let report = try PersistentStore(postgres: postgres, model: source).adoptRows(
+                    ofCoreDataStoreAt: path, progress: progress)
+                _ = try PersistentStore(postgres: postgres, model: target, options: options)
+                return report
+            }
+            let into = into!
+            let building = into + ".importing-\(ProcessInfo.processInfo.processIdentifier)"
+            defer {
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    try? FileManager.default.removeItem(atPath: building + suffix)
+                }
+            }
+            let report: PersistentStore.AdoptionReport
+            do {
+                report = try PersistentStore(path: building, model: source).adoptRows(
+                    ofCoreDataStoreAt: path, progress: progress)
+            }
+            // Opened with the current version, the store migrates; closing it folds its -wal in.
+            do { _ = try PersistentStore(path: building, model: target, options: options) }
+            try FileManager.default.moveItem(atPath: building, toPath: into)
+            if FileManager.default.fileExists(atPath: building + "-wal") {
+                try FileManager.default.moveItem(atPath: building + "-wal", toPath: into + "-wal")
+            }
+            return report
+        }
+    }
+}
