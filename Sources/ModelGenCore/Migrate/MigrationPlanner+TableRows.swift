@@ -148,9 +148,11 @@ extension MigrationPlanner {
                 !added.contains(condition.column) && !Self.isWidened(condition, changes.convertedExactly)
                     && !Self.isWidening(condition, of: oldConditions)
             }.map { "\($0)" })
-        if !newKeys.isSubset(of: oldKeys) || !newChecks.isSubset(of: oldChecks)
-            || old.primaryKey.map(renamed) != new.primaryKey
-        {
+        // A join table's key is its pair of columns in either order (the owning side decides it).
+        let samePrimaryKey =
+            new.kind == .join
+            ? Set(old.primaryKey.map(renamed)) == Set(new.primaryKey) : old.primaryKey.map(renamed) == new.primaryKey
+        if !newKeys.isSubset(of: oldKeys) || !newChecks.isSubset(of: oldChecks) || !samePrimaryKey {
             changes.rebuild = true
             changes.steps.append(
                 .init(

@@ -32,8 +32,12 @@ struct SchemaIdentities {
                 let owner = schema.entities.first { $0.table == table.name && roots.contains($0.entity) }
                 tables[table.name] = "entity:" + (owner.map { entities[$0.entity] ?? $0.entity } ?? table.name)
             case .join:
+                // The relationship and its inverse, whichever side owns the table: an entity
+                // renamed so that the other side sorts first keeps its links.
                 tables[table.name] =
-                    "join:" + table.columns.compactMap(\.source).map(sourceIdentity).sorted().joined(separator: "+")
+                    "join:"
+                    + Set(table.columns.compactMap(\.source).flatMap(relationshipAndInverse)).sorted().joined(
+                        separator: "+")
             case .metadata:
                 tables[table.name] = "metadata"
             }
@@ -123,7 +127,9 @@ struct SchemaIdentities {
             var identity = column(item)
             if (declaring[identity]?.count ?? 0) > 1 { identity = declaredColumn(item) }
             if item.role == .join, let key = table.foreignKeys.first(where: { $0.columns == [item.name] }) {
-                identity += "->" + referenceIdentity(key.referencedTable)
+                // Named by the table it points into, not by the owning side (which may change).
+                let pair = item.source.map { relationshipAndInverse($0).sorted().joined(separator: "+") } ?? item.name
+                identity = "join:" + pair + "->" + referenceIdentity(key.referencedTable)
             }
             let count = seen[identity, default: 0]
             seen[identity] = count + 1

@@ -71,6 +71,7 @@ struct ImportCommand: Command {
             output.print(
                 "imported \(path) (version \(found.version)) into \(into ?? "PostgreSQL") as version \(current.versionName ?? current.modelName ?? "current"): \(summary.objects) objects, \(summary.links) links"
             )
+            for step in plan.lostSteps { output.print("  dropped (--allow-data-loss): \(step)") }
             return .success
         } catch let error as DatabaseError {
             output.printError("modelgen: error: \(error.message) [\(error.code)]")
@@ -87,6 +88,8 @@ struct ImportCommand: Command {
         let source: PersistentStore.Model
         let target: PersistentStore.Model
         let allowsDataLoss: Bool
+        /// The migration's steps that lose data, taken with `--allow-data-loss`.
+        private(set) var lostSteps: [String] = []
 
         init(
             source wrote: ObjectModel, sourceVersion: String, current: ObjectModel, bundle: String, allowsDataLoss: Bool
@@ -112,6 +115,7 @@ struct ImportCommand: Command {
                         + migration.blockingSteps.joined(separator: "; ")
                         + (lossOnly ? " (run again with --allow-data-loss to drop that data)" : ""))
             }
+            lostSteps = migration.statements == nil ? migration.blockingSteps : []
         }
 
         /// Copies the store into a new store of its version, then opens that with the current

@@ -536,6 +536,23 @@ import Testing
             safety: .rewrite, codes: ["move-links", "add-relationship"],
             check: (#"SELECT "person_pk", "pets_pk" FROM "person_pets""#, [["1", "1"]])),
         Case(
+            name: "a renamed entity that now sorts after the other side keeps its many-to-many links",
+            old: owners(manyToMany: true),
+            new: renamed(
+                owners(manyToMany: true),
+                [
+                    (
+                        #"name="Person" representedClassName="Person" "#,
+                        #"name="Zookeeper" representedClassName="Zookeeper" elementID="Person" "#
+                    ), (#"Entity="Person""#, #"Entity="Zookeeper""#),
+                ]),
+            seed: seedSharedPets([0: ["pets": [2, 3]], 1: ["pets": [3]]]),
+            safety: .safe, codes: ["rename-table", "rename-column", "add-index", "drop-index"],
+            check: (
+                #"SELECT "z"."name", "p"."name" FROM "pet_owners" AS "j" JOIN "zookeeper" AS "z" ON "z"."_pk" = "j"."owners_pk" JOIN "pet" AS "p" ON "p"."_pk" = "j"."pet_pk" ORDER BY "z"."_pk", "p"."_pk""#,
+                [["Ada", "Rex"], ["Ada", "Tom"], ["Bob", "Tom"]]
+            )),
+        Case(
             name: "many-to-many to one-to-many keeps the links", old: owners(manyToMany: true), new: owners(),
             seed: seedSharedPets([0: ["pets": [2, 3]], 1: ["pets": [4]]]),
             safety: .dataDependent, codes: ["move-links", "add-column"],

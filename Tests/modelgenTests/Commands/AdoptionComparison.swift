@@ -39,9 +39,12 @@ struct AdoptionComparison {
     let directory: URL
     /// The target's columns that require a value (`table.column`).
     let required: Set<String>
+    /// Whether the import dropped relationships (with `--allow-data-loss`).
+    let droppedRelationships: Bool
 
-    init(source path: String, label: String, required: Set<String>) throws {
+    init(source path: String, label: String, required: Set<String>, droppedRelationships: Bool) throws {
         self.required = required
+        self.droppedRelationships = droppedRelationships
         // A private copy of the file set: the corpus file is never opened.
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("raw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -69,6 +72,7 @@ struct AdoptionComparison {
         defer { try? FileManager.default.removeItem(at: directory) }
         var totals = Totals()
         var claimed: Set<String> = []
+        var matchedJoins: Set<String> = []
         let entityTables = tables.filter { $0.value.contains("_pk") && !$0.key.hasPrefix("_") }
         // Plain names first, so a renamed table is looked for among the tables left.
         for (table, columns) in entityTables.sorted(by: { ($0.key, $0.value.count) < ($1.key, $1.value.count) })
@@ -91,7 +95,17 @@ struct AdoptionComparison {
         }
         for (table, columns) in tables.sorted(by: { $0.key < $1.key })
         where !columns.contains("_pk") && !table.hasPrefix("_") {
-            try compareJoinTable(table, columns, read, &totals)
+            if let stored = try compareJoinTable(table, columns, read, &totals) { matchedJoins.insert(stored) }
+        }
+        // Every join table of the store with rows arrived, unless the migration dropped links.
+        for (stored, columns) in sourceTables.sorted(by: { $0.key < $1.key })
+        where stored.hasPrefix("Z_") && !["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].contains(stored)
+            && !matchedJoins.contains(stored) && columns.filter({ !$0.hasPrefix("Z_FOK") }).count == 2
+        {
+            let count = try source.rows("SELECT count(*) FROM \(stored)").first?.first ?? nil
+            if Self.key(count) != Self.key("0"), !droppedRelationships {
+                totals.failures.append("\(label): the links of \(stored) are in no table of the new store")
+            }
         }
         return totals
     }
@@ -180,9 +194,9 @@ struct AdoptionComparison {
     /// table whose columns are named after the same relationships.
     private func compareJoinTable(
         _ table: String, _ columns: [String], _ read: (String, [String]) throws -> [[String?]], _ totals: inout Totals
-    ) throws {
+    ) throws -> String? {
         let keys = columns.filter { $0.hasSuffix("_pk") }
-        guard keys.count == 2 else { return }
+        guard keys.count == 2 else { return nil }
         let names = keys.map { Self.coreDataName(String($0.dropLast(3))).dropFirst() }
         // The target names one column after the relationship (its members) and one after the
         // owner entity or the inverse; the Core Data table has a column per relationship.
@@ -208,7 +222,7 @@ struct AdoptionComparison {
             guard !target.isEmpty || !source.isEmpty else { continue }
             if target == source {
                 totals.links += target.count
-                return
+                return stored
             }
         }
         // No join table of the store names either relationship: the links were made by the
@@ -225,6 +239,7 @@ struct AdoptionComparison {
         } else {
             totals.derived += count
         }
+        return nil
     }
 
     /// Two values equal: numbers by value (dates to 0.1 ms, floats to a Float's precision), text

@@ -45,7 +45,9 @@ import Testing
                     required.insert(table + "." + (row[0] ?? ""))
                 }
             }
-            let comparison = try AdoptionComparison(source: store.path, label: store.name, required: required)
+            let comparison = try AdoptionComparison(
+                source: store.path, label: store.name, required: required,
+                droppedRelationships: result.stdout.contains("drop-relationship"))
             totals += try comparison.compare(with: reader.tables()) { table, columns in
                 try reader.rows(
                     "SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(table)\"")
@@ -79,7 +81,8 @@ import Testing
                 if row[3] == "NO" { required.insert(row[0] + "." + row[1]) }
             }
             let comparison = try AdoptionComparison(
-                source: store.path, label: store.name + " (PostgreSQL)", required: required)
+                source: store.path, label: store.name + " (PostgreSQL)", required: required,
+                droppedRelationships: result.stdout.contains("drop-relationship"))
             totals += try comparison.compare(with: tables) { table, columns in
                 let sql = AdoptionComparison.postgresSelect(table, columns, types: types)
                 return try cluster.rows(sql, schema: schema, keepingEmptyRows: true).map { row in
