@@ -11,12 +11,15 @@ struct ImportCommand: Command {
         Finds the version of the model bundle that wrote the Core Data store (as 'inspect --model'
         does), copies every object, value, link and ordered position into a new modelgen store of
         that version, then migrates it to the bundle's current version with the migration the
-        generated code of the current version carries (renames followed by renaming identifier;
-        steps that lose data only with --allow-data-loss). The Core Data store is read from a
+        generated code of the current version carries, planned as 'modelgen diff' plans it
+        (renames followed by renaming identifier; data-dependent steps checked by their
+        preflights; steps that lose data only with --allow-data-loss; a new required attribute
+        without a default takes --default). The Core Data store is read from a
         private copy and left as it was. A SQLite target is written to a temporary file and put
         in place only when everything succeeded.
 
         USAGE: modelgen import <store.sqlite> --model <bundle.xcdatamodeld> (--into <file> | --postgres <url>)
+                               [--allow-data-loss] [--default Entity.attribute=value]...
 
         \(spec.help)
         EXIT STATUS: 0 imported, 1 the store is of no version of the bundle, cannot be read, or
@@ -27,6 +30,9 @@ struct ImportCommand: Command {
         .valued("--into", "file", "The new SQLite store to write (must not exist)"),
         .valued("--postgres", "url", "A PostgreSQL database to write into (its schema must be empty)"),
         .flag("--allow-data-loss", "Migrate even where the current version drops attributes or entities"),
+        .valued(
+            "--default", "Entity.attribute=value",
+            "A value for a new required attribute without a default\n(repeatable)", repeatable: true),
     ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {
@@ -38,6 +44,13 @@ struct ImportCommand: Command {
         let postgres = arguments.options["--postgres"]
         guard (into == nil) != (postgres == nil) else {
             throw UsageError(message: "give one target: --into <file> or --postgres <url>")
+        }
+        var defaults: [String: String] = [:]
+        for item in arguments.repeated["--default"] ?? [] {
+            guard let equals = item.firstIndex(of: "="), item[..<equals].contains(".") else {
+                throw UsageError(message: "--default takes Entity.attribute=value, not '\(item)'")
+            }
+            defaults[String(item[..<equals])] = String(item[item.index(after: equals)...])
         }
         if let into, FileManager.default.fileExists(atPath: into) {
             output.printError("modelgen: error: \(into) exists; import writes a new store")
@@ -65,8 +78,8 @@ struct ImportCommand: Command {
                 return .modelErrors
             }
             let plan = try Plan(
-                source: wrote, sourceVersion: found.version, current: current, bundle: bundle,
-                allowsDataLoss: arguments.has("--allow-data-loss"))
+                source: wrote, sourceVersion: found.version, current: current,
+                allowsDataLoss: arguments.has("--allow-data-loss"), defaults: defaults)
             let summary = try plan.run(path, into: into, postgres: postgres)
             output.print(
                 "imported \(path) (version \(found.version)) into \(into ?? "PostgreSQL") as version \(current.versionName ?? current.modelName ?? "current"): \(summary.objects) objects, \(summary.links) links"
@@ -82,40 +95,64 @@ struct ImportCommand: Command {
         }
     }
 
-    /// The two runtime models (the version that wrote the store, the current one with its
-    /// migrations) and whether the current one can be reached.
+    /// The two runtime models — the version that wrote the store, and the current one carrying
+    /// the migration from it, planned as `modelgen diff` plans it (data-dependent steps run with
+    /// their preflights, which stop the migration where the data does not fit) — or the reason
+    /// the current version cannot be reached.
     struct Plan {
         let source: PersistentStore.Model
         let target: PersistentStore.Model
         let allowsDataLoss: Bool
         /// The migration's steps that lose data, taken with `--allow-data-loss`.
-        private(set) var lostSteps: [String] = []
+        let lostSteps: [String]
 
         init(
-            source wrote: ObjectModel, sourceVersion: String, current: ObjectModel, bundle: String, allowsDataLoss: Bool
+            source wrote: ObjectModel, sourceVersion: String, current: ObjectModel, allowsDataLoss: Bool,
+            defaults: [String: String]
         ) throws {
             let name = current.modelName ?? "Model"
-            guard let source = RuntimeModelBridge.model(of: wrote, name: name),
-                let target = RuntimeModelBridge.model(of: current, name: name, bundle: bundle)
+            let engine = DiagnosticEngine()
+            guard let oldSchema = SchemaLowering().lower(wrote, diagnostics: engine),
+                let newSchema = SchemaLowering().lower(current, diagnostics: engine),
+                let source = RuntimeModelBridge.model(of: wrote, name: name)
             else { throw DatabaseError(.migration, "the model's versions do not lower to tables") }
-            self.source = source
-            self.target = target
-            self.allowsDataLoss = allowsDataLoss
-            // Refused before anything is written: a version the current one has no migration from.
-            guard source.schemaHash != target.schemaHash else { return }
-            guard let migration = target.migrations.first(where: { $0.from == source.schemaHash }) else {
-                throw DatabaseError(
-                    .migration, "there is no migration from version \(sourceVersion) to the current version")
-            }
-            if migration.statements == nil && !(allowsDataLoss && migration.lossyStatements != nil) {
-                let lossOnly = migration.lossyStatements != nil
+            let plan = MigrationPlanner(defaults: defaults).plan(from: wrote, oldSchema, to: current, newSchema)
+            let blocking = plan.blockingSteps(allowDataLoss: allowsDataLoss)
+            guard blocking.isEmpty else {
+                let steps = blocking.map { step -> String in
+                    let hint =
+                        switch step.safety {
+                        case .lossy: " (pass --allow-data-loss to drop it)"
+                        default: ""
+                        }
+                    return "\(step.safety.rawValue) \(step.code) \(step.subject): \(step.message)\(hint)"
+                }
                 throw DatabaseError(
                     .migration,
                     "version \(sourceVersion) cannot be migrated to the current version automatically: "
-                        + migration.blockingSteps.joined(separator: "; ")
-                        + (lossOnly ? " (run again with --allow-data-loss to drop that data)" : ""))
+                        + steps.joined(separator: "; "))
             }
-            lostSteps = migration.statements == nil ? migration.blockingSteps : []
+            lostSteps = plan.steps.filter { $0.safety == .lossy }.map { "\($0.code) \($0.subject)" }
+            let from = SchemaSnapshot.make(oldSchema).hash
+            var migrations: (sqlite: [PersistentStore.Migration], postgres: [PersistentStore.Migration]) = ([], [])
+            if from != SchemaSnapshot.make(newSchema).hash {
+                migrations.sqlite = [
+                    PersistentStore.Migration(
+                        from: from, version: sourceVersion,
+                        statements: SQLDialect.sqlite.migrationRenderer.statements(plan), blockingSteps: [])
+                ]
+                migrations.postgres = [
+                    PersistentStore.Migration(
+                        from: from, version: sourceVersion,
+                        statements: SQLDialect.postgres.migrationRenderer.statements(plan), blockingSteps: [])
+                ]
+            }
+            guard let target = RuntimeModelBridge.model(of: current, name: name, migrations: migrations) else {
+                throw DatabaseError(.migration, "the current version does not lower to tables")
+            }
+            self.source = source
+            self.target = target
+            self.allowsDataLoss = allowsDataLoss
         }
 
         /// Copies the store into a new store of its version, then opens that with the current

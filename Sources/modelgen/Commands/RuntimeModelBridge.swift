@@ -8,28 +8,19 @@ enum RuntimeModelBridge {
     /// - Parameters:
     ///   - model: The compiler's model of one version.
     ///   - name: The runtime model's name.
-    ///   - bundle: Where the version's bundle is, for a model that carries the migrations from
-    ///     the bundle's other versions (as its generated code would); nil for none.
+    ///   - migrations: The migrations it carries, for SQLite and for PostgreSQL.
     /// - Returns: The runtime model, or nil when the version does not lower to tables.
-    static func model(of model: ObjectModel, name: String, bundle: String? = nil) -> PersistentStore.Model? {
+    static func model(
+        of model: ObjectModel, name: String,
+        migrations: (sqlite: [PersistentStore.Migration], postgres: [PersistentStore.Migration]) = ([], [])
+    ) -> PersistentStore.Model? {
         guard let schema = SchemaLowering().lower(model, diagnostics: DiagnosticEngine()) else { return nil }
         let entities = SwiftGenerator.runtimeMetadata(model: model, schema: schema).map(description)
-        let migrations =
-            bundle.map { StoreMigration.all(to: model, schema, bundle: $0, configuration: nil) } ?? []
         return PersistentStore.Model(
             name: name, sqliteDDL: SQLEmitter(dialect: .sqlite).emit(schema),
             postgresDDL: SQLEmitter(dialect: .postgres).emit(schema), schemaHash: SchemaSnapshot.make(schema).hash,
-            coreDataFingerprint: model.coreDataVersionFingerprint, entities: entities,
-            migrations: migrations.map {
-                PersistentStore.Migration(
-                    from: $0.fromHash, version: $0.version, statements: $0.statements, blockingSteps: $0.blockingSteps,
-                    lossyStatements: $0.lossyStatements)
-            },
-            postgresMigrations: migrations.map {
-                PersistentStore.Migration(
-                    from: $0.fromHash, version: $0.version, statements: $0.postgresStatements,
-                    blockingSteps: $0.blockingSteps, lossyStatements: $0.postgresLossyStatements)
-            })
+            coreDataFingerprint: model.coreDataVersionFingerprint, entities: entities, migrations: migrations.sqlite,
+            postgresMigrations: migrations.postgres)
     }
 
     private static func description(_ entity: RuntimeEntityMetadata) -> EntityDescription {

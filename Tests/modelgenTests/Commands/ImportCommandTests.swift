@@ -55,7 +55,7 @@ import Testing
         }
         print("import (SQLite): \(imported) of \(corpus.count) stores imported, \(totals)")
         #expect(totals.failures == [])
-        #expect(corpus.count == 19 && imported >= 15)
+        #expect(corpus.count == 19 && imported >= 16)
         #expect(totals.objects > 10_000 && totals.values > 30_000 && totals.links > 1_000)
     }
 
@@ -91,7 +91,7 @@ import Testing
             }
         }
         print("import (PostgreSQL): \(imported) of \(corpus.count) stores imported, \(totals)")
-        #expect(imported >= 15)
+        #expect(imported >= 16)
         #expect(totals.failures == [])
         #expect(totals.objects > 10_000 && totals.values > 30_000 && totals.links > 1_000)
     }
