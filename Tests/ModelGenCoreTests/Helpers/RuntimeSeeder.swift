@@ -75,7 +75,7 @@ enum RuntimeSeeder {
                 attributes: attributes, relationships: relationships, columns: entity.columns,
                 uniquenessConstraints: entity.uniquenessConstraints.map {
                     UniquenessConstraint(attributes: $0.attributes, relationships: $0.relationships)
-                }, objectType: classes[entity.name])
+                }, objectType: classes[entity.name], renamingIdentifier: entity.renamingIdentifier)
             let initial = Dictionary(
                 uniqueKeysWithValues: attributes.enumerated().compactMap { slot, attribute in
                     defaults(entity.name, attribute.name).map { (slot, $0) }
