@@ -55,7 +55,7 @@ import Testing
     /// in every run, as long as the generator makes the same cases from them.
     static let findings: [UInt64] = [
         1, 2, 3, 4, 5, 6, 8, 9, 10, 29, 31, 43, 52, 59, 63, 70, 97, 100, 112, 175, 256, 282, 358, 386, 5635, 7846, 8302,
-        15628, 19672, 21457, 22882, 23377,
+        15628, 19672, 21457, 22882, 23377, 1_000_060, 1_006_123, 1_062_408,
     ]
 
     @Test(arguments: OracleBackend.allCases) func casesThatFoundDefectsStayFixed(_ backend: OracleBackend) throws {
