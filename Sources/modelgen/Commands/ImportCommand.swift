@@ -10,13 +10,13 @@ struct ImportCommand: Command {
 
         Finds the version of the model bundle that wrote the Core Data store (as 'inspect --model'
         does), copies every object, value, link and ordered position into a new modelgen store of
-        that version, then migrates it to the bundle's current version with the migration the
-        generated code of the current version carries, planned as 'modelgen diff' plans it
-        (renames followed by renaming identifier; data-dependent steps checked by their
-        preflights; steps that lose data only with --allow-data-loss; a new required attribute
-        without a default takes --default). The Core Data store is read from a
-        private copy and left as it was. A SQLite target is written to a temporary file and put
-        in place only when everything succeeded.
+        that version, then migrates it to the bundle's current version, planned as 'modelgen
+        diff' plans it: renames followed by renaming identifier, data-dependent steps checked by
+        their preflights, steps that lose data only with --allow-data-loss, a new required
+        attribute without a default given by --default. Anything the plan cannot carry is
+        refused before a file is written. The Core Data store is read from a private copy and
+        left as it was; a SQLite target is built in a temporary file and put in place only when
+        everything succeeded. Progress goes to standard error.
 
         USAGE: modelgen import <store.sqlite> --model <bundle.xcdatamodeld> (--into <file> | --postgres <url>)
                                [--allow-data-loss] [--default Entity.attribute=value]...
