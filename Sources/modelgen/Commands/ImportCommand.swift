@@ -166,7 +166,15 @@ struct ImportCommand: Command {
             if let postgres {
                 let report = try PersistentStore(postgres: postgres, model: source).adoptRows(
                     ofCoreDataStoreAt: path, progress: progress)
-                _ = try PersistentStore(postgres: postgres, model: target, options: options)
+                do {
+                    _ = try PersistentStore(postgres: postgres, model: target, options: options)
+                } catch var error as DatabaseError {
+                    // The migration is one transaction: the database holds the adopted store of
+                    // the older version, whole; say so rather than leave it unexplained.
+                    error.message +=
+                        " (the database now holds the store as its own version wrote it, not migrated: drop its tables before importing again)"
+                    throw error
+                }
                 return report
             }
             let into = into!
