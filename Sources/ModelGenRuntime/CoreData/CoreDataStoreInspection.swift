@@ -68,6 +68,28 @@ public enum CoreDataStoreInspection {
         return report
     }
 
+    /// What differs between the store at `path` and each of `models`, as an open with that model
+    /// would list it (`CoreDataStatus.mismatches`): how a tool finds which version of a bundle
+    /// wrote a store. The store is copied once, not once per model, and left as it was.
+    /// - Parameters:
+    ///   - path: The store (with its `-wal` beside it where it has one).
+    ///   - models: The versions to bind to it.
+    /// - Returns: Per model, in order, its differences (none for the version that wrote it).
+    /// - Throws: `.foreignDatabase` when the file is no Core Data store, `.sqlite` when it
+    ///   cannot be read.
+    public static func differences(ofStoreAt path: String, models: [PersistentStore.Model]) throws -> [[String]] {
+        try DatabaseError.rethrown {
+            let copy = try PrivateCopy(of: path)
+            let journal = try journalMode(of: copy.path, shownAs: path)
+            let connection = try Connection(path: copy.path, wal: false)
+            let report = try read(connection, path: path, journalMode: journal, hasWAL: copy.hasWAL)
+            let tables = try strings(connection, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+            return try models.map { model throws(DatabaseError) in
+                try PersistentStore.bind(model, connection, report: report, tables: tables).mismatches
+            }
+        }
+    }
+
     /// A private copy of a store's file set, removed with the last reference to it: the store
     /// file and its `-wal` (which may hold every row), not its `-shm` (SQLite builds the index
     /// again from the `-wal`). Opening the original — even read-only — could checkpoint its

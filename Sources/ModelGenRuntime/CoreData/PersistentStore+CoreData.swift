@@ -63,18 +63,7 @@ extension PersistentStore {
         }
         let sameVersion =
             report.compiledModel != nil && report.compiledModel?.versionFingerprint == model.coreDataFingerprint
-        var binding = try CoreDataBinding(model: model, connection: checked, trustsPrediction: sameVersion)
-        // The model cache tells apart versions of one schema (a changed version hash modifier).
-        if let compiled = report.compiledModel, let expected = model.coreDataFingerprint,
-            compiled.versionFingerprint != expected
-        {
-            binding.mismatches.append(
-                "the store's model cache describes another version of the model (fingerprint \(compiled.versionFingerprint), the generated code's \(expected))"
-            )
-        }
-        binding.mismatches.removeAll { mismatch in
-            tables.contains(where: Self.isHistoryOrMirror) && Self.isHistoryOrMirror(mismatch.tableNamed)
-        }
+        var binding = try Self.bind(model, checked, report: report, tables: tables)
         if !binding.mismatches.isEmpty, !options.readOnly {
             throw DatabaseError(
                 .migration,
@@ -102,6 +91,29 @@ extension PersistentStore {
         if !options.readOnly {
             externalChanges = ExternalChangeWatcher(store: self, interval: OpenOptions().externalChangeInterval)
         }
+    }
+
+    /// The binding of `model` to the store `connection` reads, with every difference: the
+    /// binder's, and the model cache's where it describes another version (it tells apart
+    /// versions of one schema, such as a changed version hash modifier). Tables of persistent
+    /// history and CloudKit mirroring are not differences.
+    static func bind(
+        _ model: Model, _ connection: Connection, report: CoreDataStoreReport, tables: [String]
+    ) throws(DatabaseError) -> CoreDataBinding {
+        let sameVersion =
+            report.compiledModel != nil && report.compiledModel?.versionFingerprint == model.coreDataFingerprint
+        var binding = try CoreDataBinding(model: model, connection: connection, trustsPrediction: sameVersion)
+        if let compiled = report.compiledModel, let expected = model.coreDataFingerprint,
+            compiled.versionFingerprint != expected
+        {
+            binding.mismatches.append(
+                "the store's model cache describes another version of the model (fingerprint \(compiled.versionFingerprint), the generated code's \(expected))"
+            )
+        }
+        binding.mismatches.removeAll { mismatch in
+            tables.contains(where: Self.isHistoryOrMirror) && Self.isHistoryOrMirror(mismatch.tableNamed)
+        }
+        return binding
     }
 
     /// Refuses a writable open of a store Core Data itself would not open, or whose other readers

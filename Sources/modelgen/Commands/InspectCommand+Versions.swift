@@ -20,22 +20,22 @@ struct StoreVersionMatch {
     var candidates: [Candidate]
 
     init(path: String, report: CoreDataStoreReport, versions: [(ModelSource.Version, ObjectModel?)]) {
-        candidates = versions.compactMap { version, model in
-            guard let model, let runtimeModel = RuntimeModelBridge.model(of: model, name: version.name) else {
-                return nil
+        let loaded = versions.compactMap { version, model in
+            model.flatMap { model in
+                RuntimeModelBridge.model(of: model, name: version.name).map { (version, model, $0) }
             }
-            let differences: [String]
-            do {
-                let store = try PersistentStore(
-                    coreDataStoreAt: path, model: runtimeModel, options: PersistentStore.CoreDataOptions(readOnly: true)
-                )
-                differences = (store.coreData?.mismatches ?? []).filter { !$0.contains("model cache describes") }
-            } catch {
-                differences = ["the store cannot be bound: \(error)"]
-            }
-            return Candidate(
-                version: version.name, schemaDifferences: differences,
-                cacheDifferences: report.compiledModel.map { Self.differences($0, model) })
+        }
+        // One private copy of the store, every version bound to it.
+        let differences: [[String]]
+        do {
+            differences = try CoreDataStoreInspection.differences(ofStoreAt: path, models: loaded.map(\.2))
+        } catch {
+            differences = loaded.map { _ in ["the store cannot be bound: \(error)"] }
+        }
+        candidates = zip(loaded, differences).map { entry, found in
+            Candidate(
+                version: entry.0.name, schemaDifferences: found.filter { !$0.contains("model cache describes") },
+                cacheDifferences: report.compiledModel.map { Self.differences($0, entry.1) })
         }
     }
 
