@@ -93,10 +93,13 @@ extension ObjectContext {
                 let destinations =
                     relationship.isToMany
                     ? try object.loadedToMany(index).objects : [try object.loadedToOne(index)].compactMap { $0 }
+                // Only a required to-one left empty is reported with its cause.
+                let entity = type(of: object).entityDescription.name
                 for destination in destinations {
                     let other = type(of: destination).entityDescription
-                    guard inverse < other.relationships.count, !other.relationships[inverse].isToMany else { continue }
-                    let entity = type(of: object).entityDescription.name
+                    guard inverse < other.relationships.count, !other.relationships[inverse].isToMany,
+                        !other.relationships[inverse].isOptional
+                    else { continue }
                     clearedByDeletion[ObjectIdentifier(destination), default: [:]][inverse] =
                         "deleting \(entity) \(object.objectID) cleared it (\(entity).\(relationship.name) is Nullify)"
                 }

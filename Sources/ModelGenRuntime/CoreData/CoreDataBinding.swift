@@ -123,20 +123,14 @@ struct CoreDataBinding {
             number[entity.entityID] = found
             taken.insert(found)
             hierarchy.storeNames[entity.entityID] = old
-            staleNames.append(
-                .init(
-                    table: "Z_PRIMARYKEY", row: Int64(found),
-                    message: "Z_NAME is \(old), the model's entity \(found) is \(entity.name)"))
+            noteStaleName(old, found, entity)
         }
         for entity in model.entities where number[entity.entityID] == nil {
             let guess = predicted[entity.entityID]!
             if trustsPrediction, let row = stored[guess], !modelNames.contains(row.name), !taken.contains(guess) {
                 number[entity.entityID] = guess
                 taken.insert(guess)
-                staleNames.append(
-                    .init(
-                        table: "Z_PRIMARYKEY", row: Int64(guess),
-                        message: "Z_NAME is \(row.name), the model's entity \(guess) is \(entity.name)"))
+                noteStaleName(row.name, guess, entity)
             } else {
                 mismatches.append("the store has no entity \(entity.name) (Z_PRIMARYKEY names none so)")
                 number[entity.entityID] = -Int(entity.entityID) - 1
@@ -162,6 +156,14 @@ struct CoreDataBinding {
         for (number, row) in stored.sorted(by: { $0.key < $1.key }) where !taken.contains(number) {
             mismatches.append("the store has entity \(row.name) (number \(number)), which the model does not")
         }
+    }
+
+    /// Reports that the store's `Z_NAME` of entity `number` is not the model's name for it.
+    private mutating func noteStaleName(_ stored: String, _ number: Int, _ entity: EntityDescription) {
+        staleNames.append(
+            .init(
+                table: "Z_PRIMARYKEY", row: Int64(number),
+                message: "Z_NAME is \(stored), the model's entity \(number) is \(entity.name)"))
     }
 
     /// The store's columns of `table` (empty when the table is missing).

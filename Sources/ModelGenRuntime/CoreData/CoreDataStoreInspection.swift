@@ -60,12 +60,26 @@ public enum CoreDataStoreInspection {
     /// - Throws: `.foreignDatabase` when the file is no Core Data store (no `Z_PRIMARYKEY` or
     ///   `Z_METADATA`), `.sqlite` when it cannot be read.
     public static func inspect(path: String) throws -> CoreDataStoreReport {
-        let copy = try PrivateCopy(of: path)
-        let journal = try journalMode(of: copy.path, shownAs: path)
-        let connection = try Connection(path: copy.path, wal: false)
-        var report = try read(connection, path: path, journalMode: journal, hasWAL: copy.hasWAL)
+        var report = try CopiedStore(of: path).report
         report.anomalies += externalData(of: path)
         return report
+    }
+
+    /// A store read from a private copy of its file set: the copy (alive as long as this is), a
+    /// connection to it, what its bookkeeping tables say and the names of its tables.
+    struct CopiedStore {
+        let copy: PrivateCopy
+        let connection: Connection
+        let report: CoreDataStoreReport
+        let tables: [String]
+
+        init(of path: String) throws(DatabaseError) {
+            copy = try PrivateCopy(of: path)
+            let journal = try journalMode(of: copy.path, shownAs: path)
+            connection = try Connection(path: copy.path, wal: false)
+            report = try read(connection, path: path, journalMode: journal, hasWAL: copy.hasWAL)
+            tables = try strings(connection, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+        }
     }
 
     /// What differs between the store at `path` and each of `models`, as an open with that model
@@ -79,13 +93,9 @@ public enum CoreDataStoreInspection {
     ///   cannot be read.
     public static func differences(ofStoreAt path: String, models: [PersistentStore.Model]) throws -> [[String]] {
         try DatabaseError.rethrown {
-            let copy = try PrivateCopy(of: path)
-            let journal = try journalMode(of: copy.path, shownAs: path)
-            let connection = try Connection(path: copy.path, wal: false)
-            let report = try read(connection, path: path, journalMode: journal, hasWAL: copy.hasWAL)
-            let tables = try strings(connection, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+            let store = try CopiedStore(of: path)
             return try models.map { model throws(DatabaseError) in
-                try PersistentStore.bind(model, connection, report: report, tables: tables).mismatches
+                try PersistentStore.bind(model, store.connection, report: store.report, tables: store.tables).mismatches
             }
         }
     }

@@ -52,18 +52,12 @@ extension PersistentStore {
         }
         // Everything is decided on a private copy of the file set: a refused open leaves every
         // file of the store as it was, and a read-only store is read there, never in place.
-        let copy = try CoreDataStoreInspection.PrivateCopy(of: path)
-        let journal = try CoreDataStoreInspection.journalMode(of: copy.path, shownAs: path)
-        let checked = try Connection(path: copy.path, wal: false)
-        var report = try CoreDataStoreInspection.read(checked, path: path, journalMode: journal, hasWAL: copy.hasWAL)
-        let tables = try CoreDataStoreInspection.strings(
-            checked, "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+        let checked = try CoreDataStoreInspection.CopiedStore(of: path)
+        var report = checked.report
         if !options.readOnly {
-            try Self.checkWritable(path, report: report, tables: tables)
+            try Self.checkWritable(path, report: report, tables: checked.tables)
         }
-        let sameVersion =
-            report.compiledModel != nil && report.compiledModel?.versionFingerprint == model.coreDataFingerprint
-        var binding = try Self.bind(model, checked, report: report, tables: tables)
+        let binding = try Self.bind(model, checked.connection, report: report, tables: checked.tables)
         if !binding.mismatches.isEmpty, !options.readOnly {
             throw DatabaseError(
                 .migration,
@@ -75,12 +69,12 @@ extension PersistentStore {
         let connection: Connection
         if options.readOnly {
             // The copy is the store: it lives as long as the store does, and takes no writes.
-            connection = checked
-            connection.keepAlive = copy
+            connection = checked.connection
+            connection.keepAlive = checked.copy
         } else {
-            checked.close()
+            // The file has the copy's schema: the binding made there holds for it.
+            checked.connection.close()
             connection = try Connection(path: path, wal: false)
-            binding = try CoreDataBinding(model: model, connection: connection, trustsPrediction: sameVersion)
         }
         try connection.countViewRows()
         try connection.execute(binding.statements.joined(separator: ";\n") + ";")

@@ -50,13 +50,7 @@ struct DiffCommand: Command {
             throw UsageError(
                 message: arguments.positionals.isEmpty ? "missing models" : "diff takes an old and a new model")
         }
-        var defaults: [String: String] = [:]
-        for item in arguments.repeated["--default"] ?? [] {
-            guard let equals = item.firstIndex(of: "="), item[..<equals].contains(".") else {
-                throw UsageError(message: "--default takes Entity.attribute=value, not '\(item)'")
-            }
-            defaults[String(item[..<equals])] = String(item[item.index(after: equals)...])
-        }
+        let defaults = try migrationDefaults(arguments)
         let engine = DiagnosticEngine()
         let configuration = arguments.options["--configuration"]
         let loader = ModelLoader()
@@ -92,6 +86,19 @@ struct DiffCommand: Command {
         let text =
             arguments.options["--format"] == "json" ? json(plan, renderer.statements(plan)) : renderer.script(plan)
         return output.deliver(text, to: arguments.options["--output"])
+    }
+
+    /// The values of `--default Entity.attribute=value` (the planner's input for new required
+    /// attributes), by `Entity.attribute`.
+    static func migrationDefaults(_ arguments: ParsedArguments) throws(UsageError) -> [String: String] {
+        var defaults: [String: String] = [:]
+        for item in arguments.repeated["--default"] ?? [] {
+            guard let equals = item.firstIndex(of: "="), item[..<equals].contains(".") else {
+                throw UsageError(message: "--default takes Entity.attribute=value, not '\(item)'")
+            }
+            defaults[String(item[..<equals])] = String(item[item.index(after: equals)...])
+        }
+        return defaults
     }
 
     private static func printSummary(_ plan: MigrationPlan, to output: inout Output) {

@@ -45,13 +45,7 @@ struct ImportCommand: Command {
         guard (into == nil) != (postgres == nil) else {
             throw UsageError(message: "give one target: --into <file> or --postgres <url>")
         }
-        var defaults: [String: String] = [:]
-        for item in arguments.repeated["--default"] ?? [] {
-            guard let equals = item.firstIndex(of: "="), item[..<equals].contains(".") else {
-                throw UsageError(message: "--default takes Entity.attribute=value, not '\(item)'")
-            }
-            defaults[String(item[..<equals])] = String(item[item.index(after: equals)...])
-        }
+        let defaults = try DiffCommand.migrationDefaults(arguments)
         if let into, FileManager.default.fileExists(atPath: into) {
             output.printError("modelgen: error: \(into) exists; import writes a new store")
             return .modelErrors
