@@ -41,6 +41,7 @@ struct PostgresDialect: SQLDialectRules {
             let range = ColumnType.integerRange(to)
             return
                 "(\(column) !~ '^\\s*-?[0-9]+\\s*$' OR \(column)::numeric < \(range.lowerBound) OR \(column)::numeric > \(range.upperBound))"
+        case (.text?, .date?): return TextToDateConversion.postgresInvalid(column)
         case (.text?, _): return "\(column) !~ '^\\s*-?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$'"
         case (.integer?, .boolean?): return "\(column) NOT IN (0, 1)"
         default: return TypeConversion.outside(column, to)  // a narrower integer
@@ -54,8 +55,16 @@ struct PostgresDialect: SQLDialectRules {
         case (.real?, .date?): "TIMESTAMPTZ 'epoch' + (\(column) + 978307200) * INTERVAL '1 second'"
         case (.integer?, .boolean?): "\(column) <> 0"
         case (.boolean?, .integer?): "CASE WHEN \(column) THEN 1 WHEN NOT \(column) THEN 0 END"
+        case (.text?, .date?): TextToDateConversion.postgresValue(column)
         case (.text?, _): "trim(\(column))::\(type)"
         default: "\(column)::\(type)"
+        }
+    }
+
+    func generated(_ value: MigrationPlan.GeneratedValue) -> String {
+        switch value {
+        case .uuid: "gen_random_uuid()"
+        case .now: "now()"
         }
     }
 

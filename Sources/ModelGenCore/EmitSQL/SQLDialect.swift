@@ -91,6 +91,8 @@ protocol SQLDialectRules: Sendable {
     func inexactValues(_ column: String, from: ColumnType, to: ColumnType) -> String
     /// The expression converting `column` (quoted) from `from` to `to` in a migration.
     func conversion(_ column: String, from: ColumnType, to: ColumnType) -> String
+    /// The expression that makes `value` for a row.
+    func generated(_ value: MigrationPlan.GeneratedValue) -> String
     /// How migration plans become this engine's scripts.
     var migrationRenderer: any MigrationRenderer { get }
 }

@@ -31,6 +31,7 @@ struct SQLiteDialect: SQLDialectRules {
         case (.real?, .integer?), (.decimal?, .integer?):
             "(\(column) != CAST(\(column) AS INTEGER) OR \(TypeConversion.outside(column, to)))"
         case (.text?, .integer?): "CAST(CAST(\(column) AS INTEGER) AS TEXT) != trim(\(column))"
+        case (.text?, .date?): TextToDateConversion.sqliteInvalid(column)
         case (.text?, _):
             "CAST(CAST(\(column) AS REAL) AS TEXT) != trim(\(column)) AND CAST(CAST(\(column) AS INTEGER) AS TEXT) != trim(\(column))"
         case (.integer?, .boolean?): "\(column) NOT IN (0, 1)"
@@ -48,11 +49,26 @@ struct SQLiteDialect: SQLDialectRules {
         case (.integer?, .decimal?): "CAST(\(column) AS TEXT)"
         case (.text?, .decimal?): "trim(\(column))"
         case (.text?, .integer?): "CAST(trim(\(column)) AS INTEGER)"
+        case (.text?, .date?): TextToDateConversion.sqliteValue(column)
         case (.text?, _): "CAST(trim(\(column)) AS REAL)"
         case (.real?, .integer?), (.decimal?, .integer?): "CAST(\(column) AS INTEGER)"
         case (.integer?, .real?): "CAST(\(column) AS REAL)"
         default: column
         }
+    }
+
+    func generated(_ value: MigrationPlan.GeneratedValue) -> String {
+        switch value {
+        // Sixteen random bytes with the version (4) and variant (10xx) bits of RFC 9562: `substr`
+        // of a blob counts bytes, and `||` keeps them.
+        case .uuid:
+            "CAST(randomblob(6) || substr(X'\(Self.hexBytes(0x40...0x4F))', (random() & 15) + 1, 1) || randomblob(1) || substr(X'\(Self.hexBytes(0x80...0xBF))', (random() & 63) + 1, 1) || randomblob(7) AS BLOB)"
+        case .now: "((julianday('now') - 2451910.5) * 86400.0)"
+        }
+    }
+
+    private static func hexBytes(_ bytes: ClosedRange<Int>) -> String {
+        bytes.map { String($0, radix: 16, uppercase: true) }.joined()
     }
 
     var migrationRenderer: any MigrationRenderer { SQLiteMigrationRenderer() }

@@ -110,6 +110,8 @@ public struct MigrationPlan: Sendable {
         case renumbered(String, [Int64: Int64])
         /// A constant (a `--default` given for a new required column).
         case value(SQLValue)
+        /// A value made for each row (`--default Entity.id=uuid()`).
+        case generated(GeneratedValue)
         /// Nothing: the column's default, or NULL.
         case nothing
 
@@ -117,9 +119,18 @@ public struct MigrationPlan: Sendable {
         public var oldName: String? {
             switch self {
             case .column(let name), .converted(let name), .coalesced(let name, _), .renumbered(let name, _): name
-            case .value, .nothing: nil
+            case .value, .generated, .nothing: nil
             }
         }
+    }
+
+    /// A value the migration makes for each row it copies, in the engine's own SQL
+    /// (`SQLDialectRules.generated`).
+    public enum GeneratedValue: String, Sendable, Equatable {
+        /// A random (version 4) UUID per row: `uuid()`.
+        case uuid = "uuid()"
+        /// The time the migration runs: `now()`.
+        case now = "now()"
     }
 
     /// What happens to one table.

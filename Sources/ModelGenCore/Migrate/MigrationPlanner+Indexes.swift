@@ -57,7 +57,9 @@ extension MigrationPlanner {
             case .column(let name)?, .converted(let name)?, .renumbered(let name, _)?: values.append(.column(name))
             case .coalesced(let name, let value)?: values.append(.coalesced(name, value))
             case .value(let value)?: values.append(.value(value))
-            case .nothing?: return nil
+            // Every row takes the same time, so any constant groups the rows as `now()` does.
+            case .generated(.now)?: values.append(.value(.date(0)))
+            case .generated(.uuid)?, .nothing?: return nil
             }
         }
         var entityIDs = index.entityIDs

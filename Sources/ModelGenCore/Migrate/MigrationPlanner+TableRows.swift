@@ -111,7 +111,7 @@ extension MigrationPlanner {
         let added = Set(
             new.columns.filter { column in
                 switch sources[column.name] {
-                case .nothing?, .value?: true
+                case .nothing?, .value?, .generated?: true
                 default: false
                 }
             }.map(\.name))

@@ -103,9 +103,9 @@ extension MigrationPlanner {
             changes.steps.append(
                 .init(code: .addColumn, safety: .safe, subject: subject, message: "new column \(subject)"))
         } else if let text = column.source.flatMap({ defaults[$0] }) {
-            if let value = Self.value(text, for: column.type) {
+            if let fill = Self.fill(text, for: column.type) {
                 changes.rebuild = true
-                changes.sources[column.name] = .value(value)
+                changes.sources[column.name] = fill
                 changes.steps.append(
                     .init(
                         code: .addRequiredColumn, safety: .safe, subject: subject,

@@ -109,6 +109,17 @@ public struct MigrationPlanner: Sendable {
         return false
     }
 
+    /// What a `--default` text fills a column of `type` with: `uuid()` (a UUID column) and
+    /// `now()` (a date column) make a value per row; any other text is a constant.
+    static func fill(_ text: String, for type: ColumnType) -> MigrationPlan.ColumnSource? {
+        if let generated = MigrationPlan.GeneratedValue(rawValue: text),
+            (generated == .uuid && type == .uuid) || (generated == .now && type == .date)
+        {
+            return .generated(generated)
+        }
+        return value(text, for: type).map(MigrationPlan.ColumnSource.value)
+    }
+
     /// A `--default` text as a value of `type`.
     static func value(_ text: String, for type: ColumnType) -> SQLValue? {
         switch type {
@@ -121,6 +132,10 @@ public struct MigrationPlanner: Sendable {
             return Double(text) != nil ? .decimal(text) : nil
         case .text, .uri:
             return .text(text)
+        case .date:
+            return (DateText.iso8601Interval(text) ?? DateText.referenceInterval(text)).map(SQLValue.date)
+        case .uuid:
+            return ValueReader.isUUID(text) ? .uuid(text.uppercased()) : nil
         case .boolean:
             switch text.lowercased() {
             case "true", "yes", "1": return .bool(true)

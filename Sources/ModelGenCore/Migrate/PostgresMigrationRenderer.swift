@@ -79,10 +79,11 @@ public struct PostgresMigrationRenderer: MigrationRenderer {
             for column in new.columns {
                 let name = SQLNaming.quoted(column.name)
                 switch sources[column.name] ?? .nothing {
-                case .nothing, .value:
+                case .nothing, .value, .generated:
                     var definition = "ALTER TABLE \(table) ADD COLUMN \(name) \(dialect.typeName(column.type))"
-                    if case .value(let value)? = sources[column.name] {
-                        definition += " NOT NULL DEFAULT \(dialect.literal(value))"
+                    if let filled = Self.fill(sources[column.name], dialect) {
+                        // A volatile default (`gen_random_uuid()`) is evaluated once per row.
+                        definition += " NOT NULL DEFAULT \(filled)"
                         statements.append(definition)
                         statements.append(
                             column.defaultValue.map {
@@ -168,7 +169,7 @@ public struct PostgresMigrationRenderer: MigrationRenderer {
             let remade = Set(
                 new.columns.filter { column in
                     switch sources[column.name] {
-                    case .nothing?, .value?, nil: true
+                    case .nothing?, .value?, .generated?, nil: true
                     default: false
                     }
                 }.map(\.name))
@@ -207,5 +208,15 @@ public struct PostgresMigrationRenderer: MigrationRenderer {
         -> Column?
     {
         sources[column.name]?.oldName.flatMap(old.column(named:))
+    }
+
+    /// What fills a new required column's existing rows: a `--default` constant or a value made
+    /// per row; nil for a column filled by its own default or NULL.
+    private static func fill(_ source: MigrationPlan.ColumnSource?, _ dialect: SQLDialect) -> String? {
+        switch source {
+        case .value(let value)?: dialect.literal(value)
+        case .generated(let value)?: dialect.rules.generated(value)
+        default: nil
+        }
     }
 }

@@ -93,6 +93,7 @@ public struct SQLiteMigrationRenderer: MigrationRenderer {
                 case .coalesced(let name, let value):
                     expression = "coalesce(\(SQLNaming.quoted(name)), \(SQLDialect.sqlite.literal(value)))"
                 case .value(let value): expression = SQLDialect.sqlite.literal(value)
+                case .generated(let value): expression = SQLDialect.sqlite.rules.generated(value)
                 case .renumbered(let name, let numbers):
                     let quoted = SQLNaming.quoted(name)
                     expression =

@@ -45,6 +45,8 @@ struct TypeConversion {
             return .init(code: .realToInteger, safety: .dataDependent)
         case (.text, .integer), (.text, .real), (.text, .decimal):
             return .init(code: .textToNumber, safety: .dataDependent)
+        case (.text, .date):
+            return .init(code: .textToDate, safety: .dataDependent)
         case (.integer, .boolean):
             return .init(code: .integerToBoolean, safety: .dataDependent)
         default:
@@ -67,6 +69,7 @@ extension MigrationPlan.Step.Code {
     static let narrowReal: Self = "narrow-real"
     static let numberToText: Self = "number-to-text"
     static let realToInteger: Self = "real-to-integer"
+    static let textToDate: Self = "text-to-date"
     static let textToNumber: Self = "text-to-number"
     static let widenType: Self = "widen-type"
 }

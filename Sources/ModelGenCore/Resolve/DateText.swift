@@ -24,6 +24,59 @@ enum DateText {
         return Double(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2] - offsetSeconds)
     }
 
+    /// Seconds since 2001 of an ISO 8601 date and time, `YYYY-MM-DD(T| )HH:MM:SS[.fraction]`
+    /// then `Z`, `+HH:MM`, `-HH:MM` or nothing (UTC): the grammar `TextToDateConversion` gives
+    /// stored text in migrations.
+    static func iso8601Interval(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " ") else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard bytes[start..<start + count].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            return Int(String(decoding: bytes[start..<start + count], as: UTF8.self))
+        }
+        guard bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[13] == 0x3A, bytes[16] == 0x3A,
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == 0x2E {
+            let start = index
+            index += 1
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            guard index > start + 1, let value = Double("0" + String(decoding: bytes[start..<index], as: UTF8.self))
+            else { return nil }
+            fraction = value
+        }
+        var offset = 0
+        let zone = bytes[index...]
+        if zone.count == 6, zone.first == 0x2B || zone.first == 0x2D, bytes[index + 3] == 0x3A,
+            let hours = number(index + 1, 2), let minutes = number(index + 4, 2), hours <= 14, minutes <= 59
+        {
+            offset = (hours * 3600 + minutes * 60) * (zone.first == 0x2D ? -1 : 1)
+        } else if !(zone.isEmpty || Array(zone) == [UInt8(ascii: "Z")]) {
+            return nil
+        }
+        let reference = daysFromCivil(year: 2001, month: 1, day: 1)
+        let days = daysFromCivil(year: year, month: month, day: day) - reference
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        // The instant within 0001-01-01 and the end of 9999, UTC.
+        guard seconds >= (daysFromCivil(year: 1, month: 1, day: 1) - reference) * 86_400,
+            seconds < (daysFromCivil(year: 10_000, month: 1, day: 1) - reference) * 86_400
+        else { return nil }
+        return Double(seconds) + fraction
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// `2013-04-23 12:00:00+00` for seconds since 2001-01-01 00:00:00 UTC (fractions kept to microseconds).
     static func timestamp(referenceInterval seconds: Double) -> String {
         let reference = Double(daysFromCivil(year: 2001, month: 1, day: 1)) * 86_400

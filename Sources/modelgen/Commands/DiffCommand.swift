@@ -29,7 +29,7 @@ struct DiffCommand: Command {
         .flag("--allow-data-loss", "Run lossy steps (dropped entities, attributes, relationships)"),
         .valued(
             "--default", "Entity.attribute=value",
-            "A value for a new required attribute without a default\n(repeatable)",
+            "A value for a new required attribute without a default:\na constant, uuid() (one per row) or now() (repeatable)",
             repeatable: true),
         .flag("--check", "Print the plan's summary only; exit 1 when it is not empty"),
         .valued("--configuration", "name", "Only the entities of this configuration"),

@@ -32,7 +32,8 @@ struct ImportCommand: Command {
         .flag("--allow-data-loss", "Migrate even where the current version drops attributes or entities"),
         .valued(
             "--default", "Entity.attribute=value",
-            "A value for a new required attribute without a default\n(repeatable)", repeatable: true),
+            "A value for a new required attribute without a default:\na constant, uuid() (one per row) or now() (repeatable)",
+            repeatable: true),
     ])
 
     static func run(_ arguments: ParsedArguments, output: inout Output) throws(UsageError) -> ExitCode {

@@ -305,6 +305,48 @@ import Testing
             seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.city": "Paris"],
             check: (#"SELECT "city" FROM "person" ORDER BY "_pk""#, [["Paris"], ["Paris"], ["Paris"]])),
         Case(
+            name: "add a required UUID with --default uuid(): one per row", old: person,
+            new: entity(
+                "Person",
+                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="id" attributeType="UUID"/>"#
+            ),
+            seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.id": "uuid()"],
+            check: (#"SELECT count(DISTINCT "id"), count(*) FROM "person""#, [["3", "3"]])),
+        Case(
+            name: "add a required UUID with a constant --default", old: person,
+            new: entity(
+                "Person",
+                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="id" attributeType="UUID"/>"#
+            ),
+            seed: seedPeople, safety: .safe, codes: ["add-required-column"],
+            defaults: ["Person.id": "6f2c3b9e-1d4a-4c8e-9b1f-0a2b3c4d5e6f"],
+            check: (#"SELECT count(DISTINCT "id"), count(*) FROM "person""#, [["1", "3"]])),
+        Case(
+            name: "add a required date with --default now()", old: person,
+            new: entity(
+                "Person",
+                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="joined" attributeType="Date"/>"#
+            ),
+            seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.joined": "now()"],
+            check: (#"SELECT count(*) FROM "person" WHERE "joined" IS NOT NULL"#, [["3"]])),
+        Case(
+            name: "add a required date with an ISO 8601 --default", old: person,
+            new: entity(
+                "Person",
+                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="joined" attributeType="Date"/>"#
+            ),
+            seed: seedPeople, safety: .safe, codes: ["add-required-column"],
+            defaults: ["Person.joined": "2020-02-29T12:00:00.5+01:00"],
+            check: (#"SELECT count(DISTINCT "joined"), count(*) FROM "person""#, [["1", "3"]])),
+        Case(
+            name: "uuid() is no value for a text attribute", old: person,
+            new: entity(
+                "Person",
+                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="joined" attributeType="Date"/>"#
+            ),
+            seed: seedPeople, safety: .needsInput, codes: ["invalid-default"], defaults: ["Person.joined": "uuid()"],
+            check: nil),
+        Case(
             name: "remove an attribute: refused without allowing data loss", old: person,
             new: entity("Person", #"<attribute name="name" optional="YES" attributeType="String"/>"#),
             seed: seedPeople, safety: .lossy, codes: ["drop-attribute"], check: nil),
@@ -455,6 +497,18 @@ import Testing
             name: "string to integer with a word: stopped", old: item(), new: item(code: "Integer 32"),
             seed: seedItems + [Object("Item", ["count": 1, "code": "twelve"])],
             safety: .dataDependent, codes: ["text-to-number"], check: ("SELECT 1", [])),
+        Case(
+            name: "string to date", old: item(), new: item(code: "Date"),
+            seed: [Object("Item", ["count": 1, "code": "2017-06-07T18:11:11.297Z"]), Object("Item", ["count": 2])],
+            safety: .dataDependent, codes: ["text-to-date"],
+            check: (#"SELECT count(*) FROM "item" WHERE "code" IS NOT NULL"#, [["1"]])),
+        Case(
+            name: "string to date with a word: stopped", old: item(), new: item(code: "Date"),
+            seed: [
+                Object("Item", ["count": 1, "code": "2017-06-07T18:11:11Z"]),
+                Object("Item", ["count": 2, "code": "now"]),
+            ],
+            safety: .dataDependent, codes: ["text-to-date"], check: ("SELECT 1", [])),
         Case(
             name: "string to double", old: item(), new: item(code: "Double"), seed: seedItems, safety: .dataDependent,
             codes: ["text-to-number"], check: (#"SELECT count(*) FROM "item" WHERE "code" = 12"#, [["1"]])),

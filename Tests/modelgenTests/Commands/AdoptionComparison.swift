@@ -243,12 +243,21 @@ struct AdoptionComparison {
     }
 
     /// Two values equal: numbers by value (dates to 0.1 ms, floats to a Float's precision), text
-    /// and bytes exactly.
+    /// and bytes exactly; an ISO 8601 text the migration made a date, read by Foundation.
     static func same(_ a: String?, _ b: String?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
         if a == b { return true }
-        guard let x = Double(a), let y = Double(b) else { return false }
+        guard let x = Double(a), let y = Double(b) ?? isoDate(b) else { return false }
         return abs(x - y) < 1e-4 || (abs(x) < 1e5 && Float(x) == Float(y))
+    }
+
+    /// Seconds since 2001 of a text such as `2017-06-07T18:11:11.297Z`, as Foundation reads it.
+    static func isoDate(_ text: String) -> Double? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date.timeIntervalSinceReferenceDate }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)?.timeIntervalSinceReferenceDate
     }
 
     // MARK: - PostgreSQL
