@@ -18,6 +18,9 @@ public struct RuntimeEntityMetadata: Sendable, Equatable {
         public var pattern: String?
         /// The Swift expression of the attribute's `ValueConversion` (a typed attribute's).
         public var conversion: String? = nil
+        /// The name an earlier version gave the attribute (its renaming identifier), where it
+        /// differs from the name.
+        public var renamingIdentifier: String? = nil
     }
 
     /// Where a relationship's links live (the runtime's `RelationshipDescription.Storage`).
@@ -104,6 +107,10 @@ extension RuntimeEntityMetadata.Attribute {
         if let conversion {
             text.append(", conversion: ")
             text.append(string: conversion)
+        }
+        if let renamingIdentifier {
+            text.append(", renamingIdentifier: ")
+            SwiftNames.appendLiteral(renamingIdentifier, to: &text)
         }
         text.append(")")
     }

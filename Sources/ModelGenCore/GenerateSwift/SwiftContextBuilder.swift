@@ -54,6 +54,8 @@ struct SwiftContextBuilder {
         var minimum: AttributeValue?
         var maximum: AttributeValue?
         var regularExpression: String?
+        /// The attribute's renaming identifier where it differs from its name (not a member's).
+        var renamingIdentifier: String?
         var valueType: SwiftValueType
         var column: String
         var columnOffset: Int
@@ -83,6 +85,7 @@ struct SwiftContextBuilder {
             minimum = stored.minimum
             maximum = stored.maximum
             regularExpression = stored.regularExpression
+            renamingIdentifier = member == nil ? attribute.elementID.flatMap { $0 == attribute.name ? nil : $0 } : nil
             self.valueType = valueType
             self.column = column
             self.columnOffset = columnOffset
@@ -353,6 +356,6 @@ struct SwiftContextBuilder {
             key: stored.key, column: stored.column, type: stored.valueType.runtimeCase, isOptional: stored.isOptional,
             hasDefault: stored.defaultValue != nil, minimum: number(stored.minimum), maximum: number(stored.maximum),
             pattern: pattern,
-            conversion: stored.typed?.conversionExpression)
+            conversion: stored.typed?.conversionExpression, renamingIdentifier: stored.renamingIdentifier)
     }
 }

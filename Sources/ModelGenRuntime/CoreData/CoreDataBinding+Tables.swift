@@ -47,7 +47,9 @@ extension CoreDataBinding {
             let found: String?
             switch meaning(of: column, in: table) {
             case .attribute(let attribute):
-                found = self.column(store, matching: Self.literal(names[column] ?? Self.storeName(attribute.name)))
+                found =
+                    self.column(store, matching: Self.literal(names[column] ?? Self.storeName(attribute.name)))
+                    ?? renamedColumn(attribute, store, table, names)
                 if let found, let declared = declaredType(store, found), !Self.holds(declared, attribute) {
                     mismatches.append(
                         "the store's column \(store).\(found) is \(declared), not the \(attribute.type) of \(attribute.name)"
@@ -158,6 +160,19 @@ extension CoreDataBinding {
             }
         }
         return names
+    }
+
+    /// The column an earlier version's name for `attribute` (its renaming identifier) gives it,
+    /// where the store has no column under its own name: a store written before the rename. Not
+    /// when that name is still another property's of the table (whose column it then is).
+    func renamedColumn(
+        _ attribute: AttributeDescription, _ store: String, _ table: CoreDataHierarchy.Table, _ names: [String: String]
+    ) -> String? {
+        guard let old = attribute.renamingIdentifier else { return nil }
+        let name = Self.storeName(old)
+        let current = table.entities.flatMap { $0.attributes.map(\.name) + $0.relationships.map(\.name) }
+        guard !current.contains(where: { Self.storeName($0) == name }), !names.values.contains(name) else { return nil }
+        return column(store, matching: Self.literal(name))
     }
 
     /// The declared type of a store column (upper-cased), where the store declares one.

@@ -20,10 +20,14 @@ public struct AttributeDescription: Sendable, Hashable {
     /// For an attribute whose Swift type is the program's own (`RawRepresentable`, or a
     /// transformable's `Codable` type): how its values convert to what `type` stores.
     public let conversion: ValueConversion?
+    /// The name an earlier version of the model gave the attribute (Xcode's "Renaming ID"):
+    /// the name a Core Data store written by that version knows its column by.
+    public let renamingIdentifier: String?
 
     public init(
         name: String, column: String, type: ValueType, isOptional: Bool, hasDefault: Bool, minimum: Double? = nil,
-        maximum: Double? = nil, pattern: String? = nil, conversion: ValueConversion? = nil
+        maximum: Double? = nil, pattern: String? = nil, conversion: ValueConversion? = nil,
+        renamingIdentifier: String? = nil
     ) {
         self.name = name
         self.column = column
@@ -34,6 +38,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.maximum = maximum
         self.pattern = pattern
         self.conversion = conversion
+        self.renamingIdentifier = renamingIdentifier
     }
 
     var hasRule: Bool { minimum != nil || maximum != nil || pattern != nil }

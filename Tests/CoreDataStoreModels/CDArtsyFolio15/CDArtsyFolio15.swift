@@ -6515,7 +6515,7 @@ public final class User: ManagedObject {
             AttributeDescription(name: "email", column: "email", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "slug", column: "slug", type: .string, isOptional: true, hasDefault: false),
-            AttributeDescription(name: "type", column: "type", type: .string, isOptional: true, hasDefault: false),
+            AttributeDescription(name: "type", column: "type", type: .string, isOptional: true, hasDefault: false, renamingIdentifier: "user_role"),
         ],
         relationships: [
         ],

@@ -8826,7 +8826,7 @@ public final class User: ManagedObject {
             AttributeDescription(name: "email", column: "email", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "name", column: "name", type: .string, isOptional: true, hasDefault: false),
             AttributeDescription(name: "slug", column: "slug", type: .string, isOptional: true, hasDefault: false),
-            AttributeDescription(name: "type", column: "type", type: .string, isOptional: true, hasDefault: false),
+            AttributeDescription(name: "type", column: "type", type: .string, isOptional: true, hasDefault: false, renamingIdentifier: "user_role"),
         ],
         relationships: [
             RelationshipDescription(name: "adminForPartner", destinationEntityID: 380798809, destination: Partner.self, inverse: 0, isToMany: false, isOrdered: false, isOptional: true, deletionRule: .nullify, storage: .inverseForeignKey(column: "admin_pk", position: nil)),

@@ -12,7 +12,7 @@ public final class Entry: ManagedObject {
         name: "Entry", table: "entry", entityID: 482340147, fetchedEntityIDs: [482340147],
         attributes: [
             AttributeDescription(name: "body", column: "body", type: .string, isOptional: true, hasDefault: false),
-            AttributeDescription(name: "headline", column: "headline", type: .string, isOptional: false, hasDefault: false),
+            AttributeDescription(name: "headline", column: "headline", type: .string, isOptional: false, hasDefault: false, renamingIdentifier: "title"),
             AttributeDescription(name: "mood", column: "mood", type: .int16, isOptional: false, hasDefault: true),
         ],
         relationships: [

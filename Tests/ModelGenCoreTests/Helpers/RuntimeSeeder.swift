@@ -58,7 +58,7 @@ enum RuntimeSeeder {
                     name: attribute.key, column: attribute.column, type: valueType(attribute.type),
                     isOptional: attribute.isOptional,
                     hasDefault: attribute.hasDefault, minimum: attribute.minimum, maximum: attribute.maximum,
-                    pattern: patterns ? attribute.pattern : nil)
+                    pattern: patterns ? attribute.pattern : nil, renamingIdentifier: attribute.renamingIdentifier)
             }
             let relationships = entity.relationships.map { relationship in
                 RelationshipDescription(
