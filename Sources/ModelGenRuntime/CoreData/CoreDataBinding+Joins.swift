@@ -51,9 +51,16 @@ extension CoreDataBinding {
             + lineage(destination).map { "Z_\($0)" + inverse.name.uppercased() }
         let ownKeys = numberPattern(entity, underscore: true) + Self.literal(inverse.name) + "[0-9]*"
         let otherKeys = numberPattern(destination, underscore: true) + Self.literal(relationship.name) + "[0-9]*"
-        guard let store = names.first(where: { storeTables[$0] != nil }),
-            let own = column(store, matching: ownKeys), let other = column(store, matching: otherKeys), own != other
-        else {
+        // A relationship that is its own inverse (`friends` ↔ `friends`): both columns answer to
+        // one pattern, `Z_1FRIENDS` and `Z_1FRIENDS1`, and a link is the same whichever way round.
+        let isOwnInverse = ownKeys == otherKeys
+        let store = names.first { storeTables[$0] != nil }
+        let keyColumns = store.map { store in
+            isOwnInverse
+                ? self.columns(of: store).filter { Self.matches($0, ownKeys) }.sorted()
+                : [column(store, matching: ownKeys), column(store, matching: otherKeys)].compactMap { $0 }
+        }
+        guard let store, let keyColumns, keyColumns.count == 2, keyColumns[0] != keyColumns[1] else {
             mismatches.append(
                 "no join table of the store links \(entity.name).\(relationship.name) and \(destination.name).\(inverse.name)"
             )
@@ -62,6 +69,7 @@ extension CoreDataBinding {
             )
             return
         }
+        let (own, other) = (keyColumns[0], keyColumns[1])
         explain(store, [own, other])
         var select = [
             "\(Self.quoted(own)) AS \(Self.quoted(source))", "\(Self.quoted(other)) AS \(Self.quoted(target))",
@@ -82,13 +90,22 @@ extension CoreDataBinding {
         for (column, stored) in positions { select.append("\(Self.quoted(stored)) AS \(Self.quoted(column))") }
         let quotedView = Self.quoted(view)
         let table = Self.quoted(store)
-        statements.append("CREATE TEMP VIEW \(quotedView) AS SELECT \(select.joined(separator: ", ")) FROM \(table)")
+        var body = "SELECT \(select.joined(separator: ", ")) FROM \(table)"
+        var row =
+            "\(Self.quoted(own)) = OLD.\(Self.quoted(source)) AND \(Self.quoted(other)) = OLD.\(Self.quoted(target))"
+        if isOwnInverse && positions.isEmpty {
+            // Each link read both ways, however the store keeps it (the runtime writes both rows,
+            // as it does in its own layout); removing a link removes either row.
+            body +=
+                " UNION SELECT \(Self.quoted(other)), \(Self.quoted(own)) FROM \(table)"
+            row =
+                "(\(row)) OR (\(Self.quoted(own)) = OLD.\(Self.quoted(target)) AND \(Self.quoted(other)) = OLD.\(Self.quoted(source)))"
+        }
+        statements.append("CREATE TEMP VIEW \(quotedView) AS \(body)")
         let columns = ([own, other] + positions.map(\.store)).map(Self.quoted).joined(separator: ", ")
         let values =
             (["NEW." + Self.quoted(source), "NEW." + Self.quoted(target)]
             + positions.map { Self.position("NEW." + Self.quoted($0.view)) }).joined(separator: ", ")
-        let row =
-            "\(Self.quoted(own)) = OLD.\(Self.quoted(source)) AND \(Self.quoted(other)) = OLD.\(Self.quoted(target))"
         statements.append(
             "CREATE TEMP TRIGGER \(Self.quoted(view + "_modelgen_insert")) INSTEAD OF INSERT ON \(quotedView) BEGIN "
                 + "SELECT modelgen_row(); INSERT OR IGNORE INTO \(table) (\(columns)) VALUES (\(values)); END")

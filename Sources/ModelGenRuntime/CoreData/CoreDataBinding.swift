@@ -173,7 +173,12 @@ struct CoreDataBinding {
     /// `prefix` is `name` (join columns and entity columns whose numbers or suffixes Core Data
     /// chooses).
     func column(_ table: String, matching pattern: String) -> String? {
-        columns(of: table).first { $0.uppercased().range(of: "^" + pattern + "$", options: .regularExpression) != nil }
+        columns(of: table).first { Self.matches($0, pattern) }
+    }
+
+    /// Whether a store's column name is matched, whole, by `pattern`.
+    static func matches(_ column: String, _ pattern: String) -> Bool {
+        column.uppercased().range(of: "^" + pattern + "$", options: .regularExpression) != nil
     }
 
     static func quoted(_ name: String) -> String { EntityDescription.quoted(name) }
