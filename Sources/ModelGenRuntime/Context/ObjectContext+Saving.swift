@@ -117,7 +117,7 @@ extension ObjectContext {
                     throw DatabaseError(
                         .sqlite, "table \(table) has no row number left after \(row) for a new \(entity.name)",
                         entity: entity.name,
-                        sqliteCode: 13)
+                        sqliteCode: SQLiteResultCode.full)
                 }
                 row += 1
                 object.pendingRow = row
@@ -149,7 +149,7 @@ extension ObjectContext {
                 // SQLite numbered the row (quicker than checking a given `_pk` is free); foreign keys
                 // to the object were bound with the number `assignRows` gave it, so they must agree
                 // (they can only differ if something else, such as a trigger, inserted into the table).
-                let stored = connection.lastInsertedRowID
+                let stored = try connection.lastInsertedRowID
                 guard stored == object.pendingRow else {
                     throw DatabaseError(
                         .sqlite,

@@ -237,7 +237,7 @@ public final class ObjectContext {
             // SQLITE_CONSTRAINT_UNIQUE / unique_violation: a unique index refused a row.
             if error.isUniqueViolation { throw uniquenessError(error) }
             // foreign_key_violation at commit: a row another writer added points at a deleted one.
-            if error.sqlState == "23503" {
+            if error.isForeignKeyViolation {
                 var refused = error
                 refused.code = .deny
                 refused.message =

@@ -86,7 +86,7 @@ public final class Connection {
                 try execute("PRAGMA journal_mode = WAL")
                 return
             } catch {
-                guard error.sqliteCode.map({ $0 & 0xFF == SQLITE_BUSY }) == true, waited < busyTimeout else {
+                guard error.isBusy, waited < busyTimeout else {
                     throw error
                 }
                 usleep(2_000)
@@ -172,8 +172,20 @@ public final class Connection {
         }
     }
 
-    /// The row id of the last insert on this connection.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(pointer) }
+    /// The row id of the last insert on this connection (SQLite; PostgreSQL has no such thing:
+    /// `INSERT … RETURNING` answers there).
+    /// - Throws: `.misuse` on PostgreSQL and on a closed connection.
+    public var lastInsertedRowID: Int64 {
+        get throws(DatabaseError) {
+            guard postgres == nil, let handle else {
+                throw DatabaseError(
+                    .misuse,
+                    postgres == nil
+                        ? "the connection is closed" : "a PostgreSQL connection has no last inserted row id")
+            }
+            return sqlite3_last_insert_rowid(handle)
+        }
+    }
 
     /// Rows changed by the last statement (on a Core Data store, rows of the runtime's views the
     /// statement wrote, as `viewRows` counts them).

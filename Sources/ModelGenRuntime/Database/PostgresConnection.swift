@@ -107,22 +107,11 @@ final class PostgresConnection: @unchecked Sendable {
         let message = field(modelgen_pg_diag_primary()) ?? lastMessage
         let detail = field(modelgen_pg_diag_detail())
         let text = detail.map { "\(message) (\($0))" } ?? message
-        var error = DatabaseError(Self.code(state, connected: isConnected), text, sql: sql)
+        var error = DatabaseError(.of(sqlState: state, connected: isConnected), text, sql: sql)
         error.sqlState = state
         error.table = field(modelgen_pg_diag_table())
         error.detail = detail
         return error
-    }
-
-    /// The error code of a SQLSTATE: the classes the runtime handles, else `.postgres`.
-    static func code(_ state: String?, connected: Bool) -> DatabaseError.Code {
-        guard let state, connected else { return .connectionLost }
-        switch state {
-        case "40001", "40P01": return .conflict
-        case "57P01", "57P02", "57P03": return .connectionLost
-        case "22003", "22021", "22P05", "23502", "23514": return .validation
-        default: return state.hasPrefix("08") ? .connectionLost : .postgres
-        }
     }
 
     /// Runs a prepared statement with binary results (after the queued commands).

@@ -95,12 +95,6 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension DatabaseError {
-    /// A unique index refused a row: SQLite's `SQLITE_CONSTRAINT_UNIQUE`, PostgreSQL's
-    /// `unique_violation`.
-    var isUniqueViolation: Bool { sqliteCode == 2067 || sqlState == "23505" }
-}
-
-extension DatabaseError {
     /// What a call of the runtime's own public API threw, as the `DatabaseError` it is: the
     /// public API is declared `throws` (a typed `throws(DatabaseError)` makes Swift 6.3's
     /// compiler crash on `catch let error as DatabaseError` in async top-level code) but throws

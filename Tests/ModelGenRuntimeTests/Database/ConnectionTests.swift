@@ -25,6 +25,24 @@ import Testing
         }
     }
 
+    /// SQLite's last row id is an error, not a crash, where there is none to ask.
+    @Test(arguments: Backend.allCases)
+    func lastInsertedRowIDIsRefusedWhereThereIsNone(_ backend: Backend) throws {
+        guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
+        defer { cleanup() }
+        let connection = try location.connect()
+        if backend == .postgres {
+            #expect(throws: DatabaseError.self) { try connection.lastInsertedRowID }
+            return
+        }
+        try connection.execute(#"CREATE TABLE "t" ("i" INTEGER)"#)
+        try connection.execute(#"INSERT INTO "t" VALUES (7)"#)
+        #expect(try connection.lastInsertedRowID == 1)
+        connection.close()
+        let error = #expect(throws: DatabaseError.self) { try connection.lastInsertedRowID }
+        #expect(error?.code == .misuse)
+    }
+
     @Test func valuesRoundTripAsBoundParameters() throws {
         let connection = try Connection(path: ":memory:")
         try connection.execute(#"CREATE TABLE "t" ("i" INTEGER, "d" REAL, "s" TEXT, "b" BLOB, "n" TEXT)"#)
@@ -37,7 +55,7 @@ import Testing
         insert.bindNull(5)
         try insert.run()
         #expect(connection.changes == 1)
-        #expect(connection.lastInsertedRowID == 1)
+        #expect(try connection.lastInsertedRowID == 1)
         let select = try connection.cachedStatement(#"SELECT "i", "d", "s", "b", "n" FROM "t""#)
         #expect(try select.step())
         #expect(select.int64(0) == Int64.min)
