@@ -1,22 +1,13 @@
-import CSQLite
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A connection to one database, with a cache of prepared statements: a SQLite database (a file
-/// or in memory), or a PostgreSQL database through libpq.
+/// or in memory), or a PostgreSQL database through libpq. The engine is the connection's driver
+/// (`SQLiteConnection`, `PostgresConnection`); what is the same on both lives here.
 ///
 /// A connection is used by one thread at a time; `PersistentStore` hands connections out.
 /// Every SQLite failure is a `DatabaseError` with code `.sqlite`, the SQL and SQLite's result
-/// code; PostgreSQL failures are classified by SQLSTATE (see `PostgresConnection`).
+/// code; PostgreSQL failures are classified by SQLSTATE (`EngineErrorCodes.swift`).
 public final class Connection {
-    /// The SQLite handle; `nil` once closed, and on PostgreSQL.
-    private(set) var handle: OpaquePointer?
-    /// The PostgreSQL connection; `nil` on SQLite.
-    let postgres: PostgresConnection?
+    /// The engine.
+    let driver: any ConnectionDriver
     /// The SQL this connection's database speaks.
     public let dialect: StoreDialect
     private var cache: [String: Statement] = [:]
@@ -25,13 +16,15 @@ public final class Connection {
     /// pointer to it.
     var tracer: SQLTracer?
 
+    private init(driver: any ConnectionDriver) {
+        self.driver = driver
+        dialect = driver.dialect
+    }
+
     /// Connects to a PostgreSQL database: `connectionString` is a libpq connection string
     /// (`host=/run/postgresql dbname=app`) or URL (`postgresql://user@host/app`).
-    public init(postgres connectionString: String) throws(DatabaseError) {
-        postgres = try PostgresConnection(connectionString)
-        dialect = .postgres
-        isFile = false
-        busyTimeout = 0
+    public convenience init(postgres connectionString: String) throws(DatabaseError) {
+        self.init(driver: try PostgresConnection(connectionString))
     }
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
@@ -44,82 +37,34 @@ public final class Connection {
 
     /// Opens the database at `path`; read-only opens an existing file that nothing is written to
     /// (its temporary schema can still hold views).
-    init(path: String, busyTimeout: Int32 = 5_000, wal: Bool, readOnly: Bool) throws(DatabaseError) {
-        postgres = nil
-        dialect = .sqlite
-        isFile = path != ":memory:" && !path.isEmpty
-        self.busyTimeout = busyTimeout
-        let flags =
-            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-            | SQLITE_OPEN_EXRESCODE
-        var opened: OpaquePointer?
-        let status = sqlite3_open_v2(path, &opened, flags, nil)
-        guard status == SQLITE_OK, let opened else {
-            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
-            sqlite3_close_v2(opened)
-            throw DatabaseError(.sqlite, "cannot open '\(path)': \(message)", sqliteCode: status)
-        }
-        handle = opened
-        sqlite3_extended_result_codes(opened, 1)
-        sqlite3_busy_timeout(opened, busyTimeout)
-        try execute("PRAGMA foreign_keys = ON")
-        if wal { try useWAL() }
+    convenience init(path: String, busyTimeout: Int32 = 5_000, wal: Bool, readOnly: Bool) throws(DatabaseError) {
+        let sqlite = try SQLiteConnection(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
+        self.init(driver: sqlite)
+        if wal { try sqlite.useWAL() }
     }
 
-    let isFile: Bool
-    private let busyTimeout: Int32
+    /// The SQLite driver, on SQLite (for what only SQLite has: WAL, functions of its own).
+    var sqlite: SQLiteConnection? { driver as? SQLiteConnection }
+    /// The PostgreSQL driver, on PostgreSQL.
+    var postgres: PostgresConnection? { driver as? PostgresConnection }
 
-    /// Switches a file database to WAL with `synchronous = NORMAL` (nothing for one in memory).
-    func useWAL() throws(DatabaseError) {
-        guard isFile, postgres == nil else { return }
-        try enableWAL(busyTimeout: busyTimeout)
-        try execute("PRAGMA synchronous = NORMAL")
-    }
+    /// Whether the database is a file of its own (SQLite, not in memory).
+    var isFile: Bool { sqlite?.isFile ?? false }
 
-    /// Switches a file database to WAL. The switch needs the database to itself and SQLite does
-    /// not wait for that (no busy handler), so a database another process is opening at the same
-    /// moment is retried until `busyTimeout` runs out.
-    private func enableWAL(busyTimeout: Int32) throws(DatabaseError) {
-        var waited: Int32 = 0
-        while true {
-            do {
-                try execute("PRAGMA journal_mode = WAL")
-                return
-            } catch {
-                guard error.isBusy, waited < busyTimeout else {
-                    throw error
-                }
-                usleep(2_000)
-                waited += 2
-            }
-        }
-    }
+    /// Switches a SQLite file database to WAL with `synchronous = NORMAL` (nothing for one in
+    /// memory, nothing on PostgreSQL).
+    func useWAL() throws(DatabaseError) { try sqlite?.useWAL() }
 
     deinit { close() }
 
     /// Finalizes the cached statements and closes the database.
     public func close() {
         cache.removeAll()
-        if let handle { sqlite3_close_v2(handle) }
-        handle = nil
-    }
-
-    var pointer: OpaquePointer {
-        guard let handle else { preconditionFailure("the connection is closed") }
-        return handle
+        driver.close()
     }
 
     /// Runs one or more statements that return no rows.
-    public func execute(_ sql: String) throws(DatabaseError) {
-        if let postgres { return try postgres.execute(sql) }
-        var message: UnsafeMutablePointer<CChar>?
-        let status = sqlite3_exec(pointer, sql, nil, nil, &message)
-        guard status == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(pointer))
-            sqlite3_free(message)
-            throw DatabaseError(.sqlite, text, sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))
-        }
-    }
+    public func execute(_ sql: String) throws(DatabaseError) { try driver.execute(sql) }
 
     /// A prepared statement for `sql`, from the cache when it was prepared before (reset, bindings cleared).
     public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
@@ -127,27 +72,27 @@ public final class Connection {
             statement.reset()
             return statement
         }
-        let statement = try Statement(connection: self, sql: sql)
+        let statement = try makeStatement(sql)
         cache[sql] = statement
         return statement
     }
 
     /// A new prepared statement, not cached.
     public func makeStatement(_ sql: String) throws(DatabaseError) -> Statement {
-        try Statement(connection: self, sql: sql)
+        Statement(connection: self, sql: sql, engine: try driver.prepare(sql))
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    /// `IMMEDIATE` takes the write lock up front, so a busy database is waited for at the start
-    /// instead of failing half-way.
+    /// On SQLite `IMMEDIATE` takes the write lock up front, so a busy database is waited for at
+    /// the start instead of failing half-way.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         do {
-            try execute(postgres == nil ? "BEGIN IMMEDIATE" : "BEGIN")
+            try execute(driver.beginTransaction)
         } catch  where error.code == .connectionLost {
             // Nothing of the transaction ran: a session the server closed while the connection
             // was idle (a restart, a failover) is opened again, and the transaction begins there.
             try reconnectIfNeeded()
-            try execute("BEGIN")
+            try execute(driver.beginTransaction)
         }
         do {
             let result = try body()
@@ -163,35 +108,20 @@ public final class Connection {
     /// a read transaction open: the connection would go on reading an old snapshot of the file,
     /// and in WAL mode its next write would fail with `SQLITE_BUSY_SNAPSHOT` once another process
     /// has written.
-    public func resetActiveStatements() {
-        guard postgres == nil else { return }
-        var statement = sqlite3_next_stmt(pointer, nil)
-        while let current = statement {
-            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
-            statement = sqlite3_next_stmt(pointer, current)
-        }
-    }
+    public func resetActiveStatements() { driver.resetActiveStatements() }
 
     /// The row id of the last insert on this connection (SQLite; PostgreSQL has no such thing:
     /// `INSERT … RETURNING` answers there).
     /// - Throws: `.misuse` on PostgreSQL and on a closed connection.
     public var lastInsertedRowID: Int64 {
-        get throws(DatabaseError) {
-            guard postgres == nil, let handle else {
-                throw DatabaseError(
-                    .misuse,
-                    postgres == nil
-                        ? "the connection is closed" : "a PostgreSQL connection has no last inserted row id")
-            }
-            return sqlite3_last_insert_rowid(handle)
-        }
+        get throws(DatabaseError) { try driver.lastInsertedRowID }
     }
 
     /// Rows changed by the last statement (on a Core Data store, rows of the runtime's views the
     /// statement wrote, as `viewRows` counts them).
     public var changes: Int {
         if let viewRows { return viewRows.count }
-        return postgres?.changes ?? Int(sqlite3_changes(pointer))
+        return driver.changes
     }
 
     /// On a Core Data store, whose tables the runtime reads and writes through views (SQLite
@@ -210,23 +140,24 @@ public final class Connection {
         var count = 0
     }
 
-    /// Registers `modelgen_row()`, which counts a view row written (`changes`).
+    /// Registers `modelgen_row()`, which counts a view row written (`changes`); SQLite only.
     func countViewRows() throws(DatabaseError) {
+        guard let sqlite else { throw DatabaseError(.misuse, "view rows are counted on SQLite only") }
         let counter = RowCounter()
-        let status = sqlite3_create_function_v2(
-            pointer, "modelgen_row", 0, SQLITE_UTF8, Unmanaged.passUnretained(counter).toOpaque(),
-            { context, _, _ in
-                Unmanaged<RowCounter>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue().count += 1
-                sqlite3_result_null(context)
-            }, nil, nil, nil)
-        guard status == SQLITE_OK else { throw DatabaseError(.sqlite, "cannot register modelgen_row()") }
+        try sqlite.registerRowCounter(counter)
         viewRows = counter
+    }
+
+    /// Reports every statement of this connection to `tracer`; `nil` stops reporting.
+    func setTracer(_ tracer: SQLTracer?) {
+        self.tracer = tracer
+        driver.setTracer(tracer)
     }
 
     /// Runs the statements queued with `Statement.runQueued()` (PostgreSQL) and returns the rows
     /// each changed, in order; nothing on SQLite, where they ran at once.
     @discardableResult
-    func flush() throws(DatabaseError) -> [Int] { try postgres?.flushPipeline() ?? [] }
+    func flush() throws(DatabaseError) -> [Int] { try driver.flush() }
 
     /// The identity sequence of `table`'s `_pk` (PostgreSQL), looked up once per connection.
     func keySequence(of table: String) throws(DatabaseError) -> String {
@@ -243,14 +174,9 @@ public final class Connection {
     }
 
     /// How many statements are queued (their results come first in the next `flush()`).
-    var queuedCount: Int { postgres?.pending.count ?? 0 }
+    var queuedCount: Int { driver.queuedCount }
 
     /// Opens a PostgreSQL session again when the server or the network dropped it (nothing on
     /// SQLite).
-    func reconnectIfNeeded() throws(DatabaseError) { try postgres?.reconnectIfNeeded() }
-
-    func error(_ sql: String?) -> DatabaseError {
-        DatabaseError(
-            .sqlite, String(cString: sqlite3_errmsg(pointer)), sql: sql, sqliteCode: sqlite3_extended_errcode(pointer))
-    }
+    func reconnectIfNeeded() throws(DatabaseError) { try driver.reconnectIfNeeded() }
 }

@@ -8,90 +8,98 @@ import Foundation
 ///
 /// Values only ever reach the database as bound parameters, never as SQL text.
 public final class Statement {
-    // Reachable from inlined code: generated `read(from:startingAt:)` calls the column readers
-    // below once per column of every fetched row, and a call into this module per column was
-    // measurable there. `nil` on PostgreSQL.
-    @usableFromInline let statement: OpaquePointer?
-    /// The PostgreSQL statement; `nil` on SQLite.
-    @usableFromInline let postgres: PostgresStatement?
+    /// One engine's prepared statement. A `switch` over this, not a protocol existential, picks
+    /// the engine: generated `read(from:startingAt:)` calls the column readers below once per
+    /// column of every fetched row, and on SQLite each compiles to the `sqlite3_column_*` call
+    /// itself (a call into this module per column was measurable there).
+    @usableFromInline enum Engine {
+        case sqlite(SQLiteStatement)
+        case postgres(PostgresStatement)
+    }
+
+    @usableFromInline let engine: Engine
     private unowned let connection: Connection
     public let sql: String
 
-    init(connection: Connection, sql: String) throws(DatabaseError) {
+    init(connection: Connection, sql: String, engine: Engine) {
         self.connection = connection
         self.sql = sql
-        if let server = connection.postgres {
-            statement = nil
-            postgres = PostgresStatement(connection: server, sql: sql)
-            return
-        }
-        var prepared: OpaquePointer?
-        guard
-            sqlite3_prepare_v3(connection.pointer, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
-                == SQLITE_OK,
-            let prepared
-        else { throw connection.error(sql) }
-        statement = prepared
-        postgres = nil
+        self.engine = engine
     }
 
-    deinit { sqlite3_finalize(statement) }
+    deinit { if case .sqlite(let statement) = engine { statement.finalize() } }
 
     /// Makes the statement ready to run again, with no values bound.
     public func reset() {
         conversionFailure = nil
-        if let postgres { return postgres.reset() }
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
+        switch engine {
+        case .sqlite(let statement): statement.reset()
+        case .postgres(let statement): statement.reset()
+        }
     }
 
     /// Makes the statement ready to run again, keeping its bound values (for a caller that binds
     /// every parameter anew: one C call fewer per row).
     func resetForRebinding() {
-        if let postgres { return postgres.clearResult() }
-        sqlite3_reset(statement)
+        switch engine {
+        case .sqlite(let statement): statement.resetForRebinding()
+        case .postgres(let statement): statement.resetForRebinding()
+        }
     }
 
     // MARK: - Binding
 
     public func bindNull(_ index: Int32) {
-        if let postgres { return postgres.bindNull(index) }
-        sqlite3_bind_null(statement, index)
+        switch engine {
+        case .sqlite(let statement): statement.bindNull(index)
+        case .postgres(let statement): statement.bindNull(index)
+        }
     }
+
     public func bind(_ value: Int64, at index: Int32) {
-        if let postgres { return postgres.bind(value, at: index) }
-        sqlite3_bind_int64(statement, index, value)
+        switch engine {
+        case .sqlite(let statement): statement.bind(value, at: index)
+        case .postgres(let statement): statement.bind(value, at: index)
+        }
     }
+
     public func bind(_ value: Double, at index: Int32) {
         // SQLite stores NaN as NULL and -0.0 as 0 (a REAL column keeps integral values as
         // integers): noted, so that a save refuses the value instead of storing another one.
         // PostgreSQL would keep both, but their comparisons differ from Core Data's (NaN equals
         // NaN there): refused on both, so a model behaves the same on either.
         if value.isNaN || (value == 0 && value.sign == .minus) { unstorableParameter = index }
-        if let postgres { return postgres.bind(value, at: index) }
-        sqlite3_bind_double(statement, index, value)
+        switch engine {
+        case .sqlite(let statement): statement.bind(value, at: index)
+        case .postgres(let statement): statement.bind(value, at: index)
+        }
     }
 
     /// Binds a date, given as seconds since 2001-01-01: a REAL on SQLite, a `timestamptz` on
     /// PostgreSQL (which keeps microseconds).
     public func bindDate(_ seconds: Double, at index: Int32) {
-        if let postgres {
+        switch engine {
+        case .sqlite: bind(seconds, at: index)
+        case .postgres(let statement):
             if seconds.isNaN { unstorableParameter = index }
-            return postgres.bindDate(seconds, at: index)
+            statement.bindDate(seconds, at: index)
         }
-        bind(seconds, at: index)
     }
 
     /// Binds a UUID's 16 bytes: a BLOB on SQLite, a `uuid` on PostgreSQL.
     public func bindUUID(_ bytes: [UInt8], at index: Int32) {
-        if let postgres { return postgres.bindUUID(bytes, at: index) }
-        bind(bytes, at: index)
+        switch engine {
+        case .sqlite(let statement): statement.bindUUID(bytes, at: index)
+        case .postgres(let statement): statement.bindUUID(bytes, at: index)
+        }
     }
 
     /// Binds a decimal's exact text: TEXT on SQLite, `numeric` on PostgreSQL.
     public func bindDecimal(_ text: String, at index: Int32) {
-        if let postgres { return postgres.bindDecimal(text, at: index) }
-        bind(text, at: index)
+        switch engine {
+        case .sqlite(let statement): statement.bindDecimal(text, at: index)
+        case .postgres(let statement): statement.bindDecimal(text, at: index)
+        }
     }
 
     /// The parameter last bound with a `Double` SQLite cannot give back as it is (NaN, -0.0); 0
@@ -124,25 +132,23 @@ public final class Statement {
             entity: entity.name, property: name)
     }
     public func bind(_ value: Bool, at index: Int32) {
-        if let postgres { return postgres.bind(value, at: index) }
-        sqlite3_bind_int64(statement, index, value ? 1 : 0)
+        switch engine {
+        case .sqlite(let statement): statement.bind(value, at: index)
+        case .postgres(let statement): statement.bind(value, at: index)
+        }
     }
 
     public func bind(_ value: String, at index: Int32) {
-        if let postgres { return postgres.bind(value, at: index) }
-        var text = value
-        text.withUTF8 { buffer in
-            _ = sqlite3_bind_text(
-                statement, index, UnsafeRawPointer(buffer.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) },
-                Int32(buffer.count), modelgen_sqlite_transient())
+        switch engine {
+        case .sqlite(let statement): statement.bind(value, at: index)
+        case .postgres(let statement): statement.bind(value, at: index)
         }
     }
 
     public func bind(_ value: [UInt8], at index: Int32) {
-        if let postgres { return postgres.bind(value, at: index) }
-        value.withUnsafeBytes { buffer in
-            _ = sqlite3_bind_blob(
-                statement, index, buffer.baseAddress, Int32(buffer.count), modelgen_sqlite_transient())
+        switch engine {
+        case .sqlite(let statement): statement.bind(value, at: index)
+        case .postgres(let statement): statement.bind(value, at: index)
         }
     }
 
@@ -152,60 +158,75 @@ public final class Statement {
 
     /// Advances to the next row; `false` when the statement is done.
     public func step() throws(DatabaseError) -> Bool {
-        if let postgres { return try postgres.step() }
-        switch sqlite3_step(statement) {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default: throw connection.error(sql)
+        switch engine {
+        case .sqlite(let statement): try statement.step()
+        case .postgres(let statement): try statement.step()
         }
     }
 
     /// Runs a statement that returns no rows.
     public func run() throws(DatabaseError) {
-        if let postgres { return try postgres.execute() }
         connection.viewRows?.count = 0
-        while try step() {}
+        switch engine {
+        case .sqlite(let statement): try statement.execute()
+        case .postgres(let statement): try statement.execute()
+        }
     }
 
     /// Runs a statement that returns no rows, on PostgreSQL later: queued for the connection's
     /// next pipeline (`Connection.flush()`, or any statement run the ordinary way), so that a
     /// save's writes do not wait for a round trip each. Its error, if any, comes from the flush.
     func runQueued() throws(DatabaseError) {
-        if let postgres { return try postgres.enqueue() }
         connection.viewRows?.count = 0
-        while try step() {}
+        switch engine {
+        case .sqlite(let statement): try statement.enqueue()
+        case .postgres(let statement): try statement.enqueue()
+        }
     }
 
     // MARK: - Columns
 
-    public var columnCount: Int32 { postgres?.columnCount ?? sqlite3_column_count(statement) }
+    public var columnCount: Int32 {
+        switch engine {
+        case .sqlite(let statement): statement.columnCount
+        case .postgres(let statement): statement.columnCount
+        }
+    }
 
     @inlinable public func isNull(_ column: Int32) -> Bool {
-        if let postgres { return postgres.isNull(column) }
-        return sqlite3_column_type(statement, column) == SQLITE_NULL
+        switch engine {
+        case .sqlite(let statement): statement.isNull(column)
+        case .postgres(let statement): statement.isNull(column)
+        }
     }
 
     @inlinable public func int64(_ column: Int32) -> Int64 {
-        if let postgres { return postgres.int64(column) }
-        return sqlite3_column_int64(statement, column)
+        switch engine {
+        case .sqlite(let statement): statement.int64(column)
+        case .postgres(let statement): statement.int64(column)
+        }
     }
 
     @inlinable public func double(_ column: Int32) -> Double {
-        if let postgres { return postgres.double(column) }
-        return sqlite3_column_double(statement, column)
+        switch engine {
+        case .sqlite(let statement): statement.double(column)
+        case .postgres(let statement): statement.double(column)
+        }
     }
 
     /// A date as seconds since 2001-01-01 (a REAL on SQLite, a `timestamptz` on PostgreSQL).
     @inlinable public func date(_ column: Int32) -> Double {
-        if let postgres { return postgres.date(column) }
-        return sqlite3_column_double(statement, column)
+        switch engine {
+        case .sqlite(let statement): statement.date(column)
+        case .postgres(let statement): statement.date(column)
+        }
     }
 
     @inlinable public func string(_ column: Int32) -> String {
-        if let postgres { return postgres.string(column) }
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        switch engine {
+        case .sqlite(let statement): statement.string(column)
+        case .postgres(let statement): statement.string(column)
+        }
     }
 
     /// The object ID of the current row, from its `_pk` and `_entity` columns.
@@ -214,9 +235,9 @@ public final class Statement {
     }
 
     public func bytes(_ column: Int32) -> [UInt8] {
-        if let postgres { return postgres.bytes(column) }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let blob = sqlite3_column_blob(statement, column) else { return [] }
-        return [UInt8](UnsafeRawBufferPointer(start: blob, count: count))
+        switch engine {
+        case .sqlite(let statement): statement.bytes(column)
+        case .postgres(let statement): statement.bytes(column)
+        }
     }
 }
