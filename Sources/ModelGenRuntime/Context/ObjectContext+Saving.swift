@@ -77,7 +77,7 @@ extension ObjectContext {
     /// once, the numbers come from the table's identity sequence, one query per run of one entity.
     func assignRows(_ connection: Connection) throws(DatabaseError) {
         let objects = insertedObjects
-        if connection.dialect.engine == .postgres {
+        if connection.numbersRowsFromSequence {
             try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
                 // The sequence named in the SQL, not looked up per row: a tenth of the time.
                 let sequence = try connection.keySequence(of: entity.table)
@@ -132,7 +132,7 @@ extension ObjectContext {
     /// differ); elsewhere SQLite numbers them.
     func insertRows(_ connection: Connection, numbered: Set<String> = []) throws(DatabaseError) {
         let objects = insertedObjects
-        let numbersAll = connection.dialect.engine == .postgres
+        let numbersAll = connection.numbersRowsFromSequence
         try Self.forEachRun(of: objects) { entity, run throws(DatabaseError) in
             let givesKey = numbersAll || numbered.contains(entity.table) || connection.keyQueries[entity.table] != nil
             let statement = try connection.cachedStatement(givesKey ? entity.insertWithKeySQL : entity.insertSQL)
@@ -166,7 +166,7 @@ extension ObjectContext {
     /// had another `_version` is resolved then, as on SQLite.
     func updateRows(_ objects: [ManagedObject], _ connection: Connection) throws(DatabaseError) {
         var last: (UpdateKey, Statement)?
-        let queued = connection.dialect.engine == .postgres
+        let queued = connection.pipelinesWrites
         var written: [(ManagedObject, EntityDescription, UInt64)] = []
         // Statements queued before (released keys, deletes) come first in the flush's counts.
         let first = connection.queuedCount

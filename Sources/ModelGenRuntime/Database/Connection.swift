@@ -173,6 +173,12 @@ public final class Connection {
         return name
     }
 
+    /// Whether new rows take their numbers from the table's identity sequence (PostgreSQL)
+    /// rather than one past the largest in use (SQLite).
+    var numbersRowsFromSequence: Bool { driver.numbersRowsFromSequence }
+    /// Whether writes that need nothing back are queued for pipelines (PostgreSQL).
+    var pipelinesWrites: Bool { driver.pipelinesWrites }
+
     /// How many statements are queued (their results come first in the next `flush()`).
     var queuedCount: Int { driver.queuedCount }
 

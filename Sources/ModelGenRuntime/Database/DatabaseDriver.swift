@@ -13,6 +13,13 @@ protocol ConnectionDriver: AnyObject {
     func prepare(_ sql: String) throws(DatabaseError) -> Statement.Engine
     /// What opens a write transaction (SQLite takes its write lock up front).
     var beginTransaction: String { get }
+    /// Whether new rows take their numbers from the table's identity sequence (PostgreSQL, where
+    /// many sessions insert at once) rather than one past the largest in use (SQLite, whose save
+    /// holds the database's write lock).
+    var numbersRowsFromSequence: Bool { get }
+    /// Whether writes that need nothing back are queued and sent in pipelines
+    /// (`Statement.runQueued`, `flush`) rather than run at once.
+    var pipelinesWrites: Bool { get }
     /// Rows changed by the last statement.
     var changes: Int { get }
     /// The row id of the last insert, where the engine has one.

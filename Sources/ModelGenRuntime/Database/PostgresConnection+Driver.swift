@@ -2,6 +2,8 @@
 extension PostgresConnection: ConnectionDriver {
     var dialect: StoreDialect { .postgres }
     var beginTransaction: String { "BEGIN" }
+    var numbersRowsFromSequence: Bool { true }
+    var pipelinesWrites: Bool { true }
 
     func prepare(_ sql: String) throws(DatabaseError) -> Statement.Engine {
         .postgres(PostgresStatement(connection: self, sql: sql))

@@ -17,6 +17,8 @@ final class SQLiteConnection: ConnectionDriver {
 
     var dialect: StoreDialect { .sqlite }
     var beginTransaction: String { "BEGIN IMMEDIATE" }
+    var numbersRowsFromSequence: Bool { false }
+    var pipelinesWrites: Bool { false }
 
     /// Opens the database at `path` (creating it unless `readOnly`): foreign keys enforced, a busy
     /// database retried for `busyTimeout` milliseconds.
