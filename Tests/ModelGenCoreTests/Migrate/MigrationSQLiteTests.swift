@@ -209,6 +209,13 @@ import Testing
         "Person",
         #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#
     )
+    /// `person` with one more attribute.
+    static func person(adding attribute: String) -> String {
+        entity(
+            "Person",
+            #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>"#
+                + attribute)
+    }
     /// `person` with a fetch index on `property`.
     static func indexed(on property: String) -> String {
         entity(
@@ -272,10 +279,7 @@ import Testing
             )),
         Case(
             name: "add an optional attribute", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="nickname" optional="YES" attributeType="String"/>"#
-            ),
+            new: person(adding: #"<attribute name="nickname" optional="YES" attributeType="String"/>"#),
             seed: seedPeople, safety: .safe, codes: ["add-column"],
             check: (
                 #"SELECT "name", "nickname" FROM "person" ORDER BY "_pk""#,
@@ -283,67 +287,46 @@ import Testing
             )),
         Case(
             name: "add a required attribute with a default", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="score" attributeType="Double" defaultValueString="1.5" usesScalarValueType="YES"/>"#
+            new: person(
+                adding:
+                    #"<attribute name="score" attributeType="Double" defaultValueString="1.5" usesScalarValueType="YES"/>"#
             ),
             seed: seedPeople, safety: .safe, codes: ["add-column"],
             check: (#"SELECT "score" FROM "person" ORDER BY "_pk""#, [["1.5"], ["1.5"], ["1.5"]])),
         Case(
             name: "add a required attribute without a default: needs input", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="city" attributeType="String"/>"#
-            ),
+            new: person(adding: #"<attribute name="city" attributeType="String"/>"#),
             seed: seedPeople, safety: .needsInput, codes: ["add-required-column"], check: nil),
         Case(
             name: "add a required attribute with --default", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="city" attributeType="String"/>"#
-            ),
+            new: person(adding: #"<attribute name="city" attributeType="String"/>"#),
             seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.city": "Paris"],
             check: (#"SELECT "city" FROM "person" ORDER BY "_pk""#, [["Paris"], ["Paris"], ["Paris"]])),
         Case(
             name: "add a required UUID with --default uuid(): one per row", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="id" attributeType="UUID"/>"#
-            ),
+            new: person(adding: #"<attribute name="id" attributeType="UUID"/>"#),
             seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.id": "uuid()"],
             check: (#"SELECT count(DISTINCT "id"), count(*) FROM "person""#, [["3", "3"]])),
         Case(
             name: "add a required UUID with a constant --default", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="id" attributeType="UUID"/>"#
-            ),
+            new: person(adding: #"<attribute name="id" attributeType="UUID"/>"#),
             seed: seedPeople, safety: .safe, codes: ["add-required-column"],
             defaults: ["Person.id": "6f2c3b9e-1d4a-4c8e-9b1f-0a2b3c4d5e6f"],
             check: (#"SELECT count(DISTINCT "id"), count(*) FROM "person""#, [["1", "3"]])),
         Case(
             name: "add a required date with --default now()", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="joined" attributeType="Date"/>"#
-            ),
+            new: person(adding: #"<attribute name="joined" attributeType="Date"/>"#),
             seed: seedPeople, safety: .safe, codes: ["add-required-column"], defaults: ["Person.joined": "now()"],
             check: (#"SELECT count(*) FROM "person" WHERE "joined" IS NOT NULL"#, [["3"]])),
         Case(
             name: "add a required date with an ISO 8601 --default", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="joined" attributeType="Date"/>"#
-            ),
+            new: person(adding: #"<attribute name="joined" attributeType="Date"/>"#),
             seed: seedPeople, safety: .safe, codes: ["add-required-column"],
             defaults: ["Person.joined": "2020-02-29T12:00:00.5+01:00"],
             check: (#"SELECT count(DISTINCT "joined"), count(*) FROM "person""#, [["1", "3"]])),
         Case(
-            name: "uuid() is no value for a text attribute", old: person,
-            new: entity(
-                "Person",
-                #"<attribute name="name" optional="YES" attributeType="String"/><attribute name="age" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/><attribute name="joined" attributeType="Date"/>"#
-            ),
+            name: "uuid() is no value for a date attribute", old: person,
+            new: person(adding: #"<attribute name="joined" attributeType="Date"/>"#),
             seed: seedPeople, safety: .needsInput, codes: ["invalid-default"], defaults: ["Person.joined": "uuid()"],
             check: nil),
         Case(

@@ -15,19 +15,12 @@ import Testing
         let directory = try TestPaths.temporaryDirectory()
         let path = directory.appendingPathComponent("Notes.sqlite").path
         let database = try SQLiteDatabase(path: path)
-        let plist = try PropertyListSerialization.data(
-            fromPropertyList: [
-                "NSStoreType": "SQLite", "NSStoreUUID": "0D0C0B0A-0000-4000-8000-000000000001",
-                "NSPersistenceFrameworkVersion": 1344, "NSStoreModelVersionIdentifiers": [""],
-            ] as [String: Any], format: .binary, options: 0)
         try database.execute(
             """
             CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZBODY VARCHAR, ZTITLE VARCHAR);
-            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Note', 0, 3);
-            INSERT INTO Z_METADATA VALUES (1, '0D0C0B0A-0000-4000-8000-000000000001', X'\(plist.map { String(format: "%02X", $0) }.joined())');
             """)
+        try database.execute(
+            CoreDataBookkeeping.sql(uuid: "0D0C0B0A-0000-4000-8000-000000000001", entities: [(1, "Note", 3)]))
         for (key, title) in titles {
             try database.execute("INSERT INTO ZNOTE VALUES (\(key), 1, 1, 'body \(key)', '\(title)')")
         }

@@ -15,21 +15,14 @@ import Testing
         let directory = try TestPaths.temporaryDirectory()
         let path = directory.appendingPathComponent("Friends.sqlite").path
         let database = try SQLiteDatabase(path: path)
-        let plist = try PropertyListSerialization.data(
-            fromPropertyList: [
-                "NSStoreType": "SQLite", "NSStoreUUID": "0D0C0B0A-0000-4000-8000-000000000002",
-                "NSPersistenceFrameworkVersion": 1344, "NSStoreModelVersionIdentifiers": [""],
-            ] as [String: Any], format: .binary, options: 0)
         try database.execute(
             """
             CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
             CREATE TABLE Z_1FRIENDS ( Z_1FRIENDS INTEGER, Z_1FRIENDS1 INTEGER, PRIMARY KEY (Z_1FRIENDS, Z_1FRIENDS1) );
             CREATE INDEX Z_1FRIENDS_Z_1FRIENDS1_INDEX ON Z_1FRIENDS (Z_1FRIENDS1, Z_1FRIENDS);
-            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Person', 0, 4);
-            INSERT INTO Z_METADATA VALUES (1, '0D0C0B0A-0000-4000-8000-000000000002', X'\(plist.map { String(format: "%02X", $0) }.joined())');
             """)
+        try database.execute(
+            CoreDataBookkeeping.sql(uuid: "0D0C0B0A-0000-4000-8000-000000000002", entities: [(1, "Person", 4)]))
         for (key, name) in names { try database.execute("INSERT INTO ZPERSON VALUES (\(key), 1, 1, '\(name)')") }
         for (a, b) in rows { try database.execute("INSERT INTO Z_1FRIENDS VALUES (\(a), \(b))") }
         return path

@@ -253,12 +253,15 @@ struct AdoptionComparison {
 
     /// Seconds since 2001 of a text such as `2017-06-07T18:11:11.297Z`, as Foundation reads it.
     static func isoDate(_ text: String) -> Double? {
+        (isoWithFraction.date(from: text) ?? iso.date(from: text))?.timeIntervalSinceReferenceDate
+    }
+
+    nonisolated(unsafe) private static let isoWithFraction: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date.timeIntervalSinceReferenceDate }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)?.timeIntervalSinceReferenceDate
-    }
+        return formatter
+    }()
+    nonisolated(unsafe) private static let iso = ISO8601DateFormatter()
 
     // MARK: - PostgreSQL
 
