@@ -153,7 +153,7 @@ enum AggregateBenchmark {
     }
 
     /// The sales, saved through the runtime: category `n % 100`, price from `n`.
-    private static func fill(_ store: PersistentStore) throws {
+    static func fill(_ store: PersistentStore) throws {
         let context = store.newContext()
         for number in 0..<sales {
             let sale = context.insert(BenchSale.self)

@@ -15,6 +15,9 @@ final class BenchPlaces {
 
     let store: PersistentStore
     let raw: Raw
+    /// Where the raw side's data is, for more connections to it: the SQLite file's path, or the
+    /// libpq connection string whose search path is the raw schema.
+    let rawLocation: String
     private let cleanup: () -> Void
 
     init(_ name: String, model: PersistentStore.Model, engine: BenchEngine, fill: (PersistentStore) throws -> Void)
@@ -30,6 +33,7 @@ final class BenchPlaces {
                 store = try PersistentStore(path: directory.appendingPathComponent("runtime.sqlite").path, model: model)
                 try fill(store)
                 let path = directory.appendingPathComponent("raw.sqlite").path
+                rawLocation = path
                 try fill(try PersistentStore(path: path, model: model))
                 var db: OpaquePointer?
                 let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -54,8 +58,8 @@ final class BenchPlaces {
                 for schema in schemas { try admin.execute("CREATE SCHEMA \"\(schema)\"") }
                 store = try PersistentStore(postgres: RuntimeBenchmark.searchPath(connection, schemas[1]), model: model)
                 try fill(store)
-                try fill(
-                    try PersistentStore(postgres: RuntimeBenchmark.searchPath(connection, schemas[0]), model: model))
+                rawLocation = RuntimeBenchmark.searchPath(connection, schemas[0])
+                try fill(try PersistentStore(postgres: rawLocation, model: model))
                 guard let opened = PQconnectdb(RuntimeBenchmark.searchPath(connection, schemas[0])),
                     PQstatus(opened) == CONNECTION_OK
                 else { throw DatabaseError(.postgres, "the baseline cannot connect") }

@@ -304,6 +304,9 @@ enum RuntimeBenchmark {
         phases.append(phase("delete+save", runtimeDelete, rawDelete) { $0.deleteAll() })
         phases.append(try PrefetchBenchmark.phase(engine: engine))
         phases += try AggregateBenchmark.phases(engine: engine)
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            phases += try ConcurrentReadsBenchmark.phases(engine: engine)
+        }
         precondition(checksum == 0, "the runtime and the raw API read different values")
         precondition(raw.keySink > 0, "the raw API read no keys")
         return phases

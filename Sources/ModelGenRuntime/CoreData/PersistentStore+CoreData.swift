@@ -80,7 +80,7 @@ extension PersistentStore {
         try connection.execute(binding.statements.joined(separator: ";\n") + ";")
         if options.readOnly { try connection.execute("PRAGMA query_only = ON") }
         connection.keyQueries = binding.keyQueries
-        self.init(model: model, connection: connection)
+        self.init(model: model, scheduler: ConnectionScheduler(single: connection), dialect: connection.dialect)
         coreData = CoreDataStatus(report: report, mismatches: binding.mismatches, isReadOnly: options.readOnly)
         if !options.readOnly {
             externalChanges = ExternalChangeWatcher(store: self, interval: OpenOptions().externalChangeInterval)

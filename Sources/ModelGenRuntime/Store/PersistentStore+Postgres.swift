@@ -46,8 +46,10 @@ extension PersistentStore {
                 allowingDataLoss: options.allowsDataLoss)
         }
         if existing != nil { try Self.advanceKeySequences(connection, model) }
-        self.init(model: model, connection: connection)
-        pool = ConnectionPool(first: connection, connectionString: connectionString, capacity: options.connections)
+        let pool = ConnectionPool(first: connection, capacity: options.connections) { () throws(DatabaseError) in
+            try Connection(postgres: connectionString)
+        }
+        self.init(model: model, scheduler: ConnectionScheduler(writers: pool), dialect: connection.dialect)
         getterReconnectWait = options.getterReconnectWait
         changeFeed = try PostgresChangeFeed(connection: connection, connectionString: connectionString, log: changeLog)
     }

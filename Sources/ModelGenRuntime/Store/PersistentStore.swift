@@ -4,7 +4,8 @@ import Foundation
 ///
 /// On first open it creates the schema from the model's DDL (the same DDL `modelgen sql` writes
 /// for the database's dialect); afterwards it checks that the store's recorded schema hash matches
-/// the model. Thread-safe: work on the database is serialized.
+/// the model. Thread-safe: reads run in parallel on their own connections, saves one at a time on
+/// SQLite (`OpenOptions.connections`, `ConnectionScheduler`).
 ///
 /// ```swift
 /// let store = try PersistentStore(path: "grades.sqlite", model: GradeBookModel.model)
@@ -83,8 +84,12 @@ public final class PersistentStore: @unchecked Sendable {
         /// no place for (removed attributes and entities), as Core Data's lightweight migration
         /// does. Off by default: such a store is refused with `.migration`.
         public var allowsDataLoss: Bool
-        /// On PostgreSQL, how many connections the store opens at most (as contexts on different
-        /// threads need them); at least 1. SQLite stores use one connection.
+        /// How many connections the store opens at most for work that runs at once (contexts on
+        /// different threads, `perform`), opened as they are needed; at least 1. On PostgreSQL
+        /// they serve reads and saves alike. On a SQLite file they only read, beside the one
+        /// connection that writes: fetches run in parallel with each other and with a save, each
+        /// statement on a snapshot one commit left (WAL). A SQLite store in memory, and a store
+        /// Core Data wrote, use one connection.
         public var connections: Int
         /// On a SQLite file, how often (in seconds) the store checks whether another process
         /// saved to it, while something observes the store (`observeChanges`, observed results).
@@ -111,14 +116,17 @@ public final class PersistentStore: @unchecked Sendable {
     public let model: Model
     /// The SQL of the store's database.
     public let dialect: StoreDialect
-    /// The SQLite connection; on PostgreSQL, the one the store was opened with (the first of `pool`).
-    let connection: Connection
-    /// On PostgreSQL: the store's connections.
-    var pool: ConnectionPool?
+    /// Who gets which connection: writers and readers (`ConnectionScheduler`).
+    let scheduler: ConnectionScheduler
+    /// The threads `async` work runs on (`perform`, a context's `async` calls): about one per
+    /// connection. A task can prefer it as its executor (`Task(executorPreference:)`):
+    /// its calls then run in place instead of hopping here and back each.
+    public let executor: StoreExecutor
     /// `OpenOptions.getterReconnectWait` (PostgreSQL).
     var getterReconnectWait: TimeInterval = 30
-    /// Where the store's connections report statements (`trace`); guarded by `lock`.
+    /// Where the store's connections report statements (`trace`); guarded by `tracerLock`.
     private var tracer: SQLTracer?
+    private let tracerLock = NSLock()
     let entitiesByID: [Int32: EntityDescription]
     let entityIDsByTable: [String: [Int32]]
     /// The entities whose objects' changes can change a relationship's members: those with
@@ -134,10 +142,6 @@ public final class PersistentStore: @unchecked Sendable {
     var externalChanges: ExternalChangeWatcher?
     /// On a store Core Data wrote: what opening it found (nil for the runtime's own stores).
     public internal(set) var coreData: CoreDataStatus?
-    /// Recursive: a save's conflict resolution loads relationships inside its transaction.
-    private let lock = NSRecursiveLock()
-    /// How many `withConnection` calls are running (on the thread holding the lock).
-    private var depth = 0
 
     /// Opens the store at `path` (`":memory:"` for a private in-memory store), creating its schema
     /// when the database is new.
@@ -178,17 +182,25 @@ public final class PersistentStore: @unchecked Sendable {
         }
         if existing != nil { try Self.giveDecimalsTextAffinity(connection, model) }
         try connection.useWAL()
-        self.init(model: model, connection: connection)
+        let scheduler =
+            connection.isFile
+            ? ConnectionScheduler.sqliteFile(writer: connection, path: path, readers: options.connections)
+            : ConnectionScheduler(single: connection)
+        self.init(model: model, scheduler: scheduler, dialect: connection.dialect)
         if connection.isFile {
             externalChanges = ExternalChangeWatcher(store: self, interval: options.externalChangeInterval)
         }
     }
 
-    /// A store of `model` on `connection`, whose database holds the model's schema.
-    init(model: Model, connection: Connection) {
+    /// A store of `model` on the connections of `scheduler`, whose database holds the model's schema.
+    init(model: Model, scheduler: ConnectionScheduler, dialect: StoreDialect) {
         self.model = model
-        self.connection = connection
-        dialect = connection.dialect
+        self.scheduler = scheduler
+        self.dialect = dialect
+        // A thread per connection, and one more where every connection serves writes alike
+        // (PostgreSQL, one SQLite connection), so that a writer never waits for a thread behind
+        // readers that hold them all.
+        executor = StoreExecutor(capacity: scheduler.capacity + (scheduler.readers == nil ? 1 : 0))
         entitiesByID = Dictionary(model.entities.map { ($0.entityID, $0) }, uniquingKeysWith: { first, _ in first })
         entityIDsByTable = Dictionary(grouping: model.entities, by: \.table).mapValues { $0.map(\.entityID) }
         var related = Set<Int32>()
@@ -388,9 +400,6 @@ public final class PersistentStore: @unchecked Sendable {
         return context
     }
 
-    /// Runs `body` with a connection: on SQLite the store's one, serialized with every other use
-    /// of the store (when the outermost use ends, statements that stopped early are reset, so no
-    /// read transaction outlives it); on PostgreSQL one of the pool's.
     /// Called after every statement the store runs for its contexts (fetches, counts, saves,
     /// their transaction control, migrations from now on) with the statement's SQL and how long it
     /// took; for debugging, and for counting queries in tests. `nil`, the default, costs nothing.
@@ -402,42 +411,37 @@ public final class PersistentStore: @unchecked Sendable {
     /// ```
     public var trace: (@Sendable (SQLTraceEvent) -> Void)? {
         get {
-            lock.lock()
-            defer { lock.unlock() }
+            tracerLock.lock()
+            defer { tracerLock.unlock() }
             return tracer?.handler
         }
         set {
-            lock.lock()
-            defer { lock.unlock() }
+            tracerLock.lock()
+            defer { tracerLock.unlock() }
             tracer = newValue.map(SQLTracer.init)
-            if let pool { pool.setTracer(tracer) } else { connection.setTracer(tracer) }
+            scheduler.setTracer(tracer)
         }
     }
 
-    /// Runs a read (a fetch, a count, loading a relationship, refreshing an object). On
-    /// PostgreSQL a read that finds its session closed by the server (a restart, a failover,
-    /// `pg_terminate_backend`) runs once more on the session opened again, so a dropped
-    /// connection costs a read nothing; inside a transaction of this thread (a save's nested
-    /// reads) the error goes to the transaction instead. A second failure is thrown.
+    /// Runs a read (a fetch, a count, loading a relationship, refreshing an object) on a reader
+    /// (`ConnectionScheduler`). On PostgreSQL a read that finds its session closed by the server
+    /// (a restart, a failover, `pg_terminate_backend`) runs once more on the session opened
+    /// again, so a dropped connection costs a read nothing; inside a transaction of this thread
+    /// (a save's nested reads) the error goes to the transaction instead. A second failure is
+    /// thrown.
     func withReadConnection<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        guard let pool else { return try withConnection(body) }
         do {
-            return try pool.with(body)
+            return try scheduler.read(body)
         } catch {
-            guard error.code == .connectionLost, !pool.isHeldByCurrentThread else { throw error }
-            return try pool.with(body)
+            guard error.code == .connectionLost, dialect.engine == .postgres, !scheduler.isHoldingOnCurrentThread
+            else { throw error }
+            return try scheduler.read(body)
         }
     }
 
+    /// Runs a write (a save, a batch operation) on the writer, serialized with the store's other
+    /// writes on SQLite; nested uses on one thread share the connection.
     func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
-        if let pool { return try pool.with(body) }
-        lock.lock()
-        depth += 1
-        defer {
-            depth -= 1
-            if depth == 0 { connection.resetActiveStatements() }
-            lock.unlock()
-        }
-        return try body(connection)
+        try scheduler.write(body)
     }
 }

@@ -85,9 +85,10 @@ extension PersistentStore {
         return ObservationHandle { [weak self] in self?.changeLog.unsubscribe(number) }
     }
 
-    /// Runs `body` with a new context on a background thread and returns its result; the
-    /// context is gone afterwards (save inside `body` what should last). Objects do not cross
-    /// back: return values, or `ObjectID`s to look up with `existingObject(with:)`.
+    /// Runs `body` with a new context on one of the store's threads (`StoreExecutor`: a bounded
+    /// set, never a thread per call, never one of Swift's cooperative pool) and returns its
+    /// result; the context is gone afterwards (save inside `body` what should last). Objects do
+    /// not cross back: return values, or `ObjectID`s to look up with `existingObject(with:)`.
     ///
     /// ```swift
     /// let id = try await store.perform { context in
@@ -95,17 +96,10 @@ extension PersistentStore {
     ///     return user.objectID
     /// }
     /// ```
+    /// - Throws: `CancellationError` when the task is cancelled before `body` starts (then it
+    ///   does not run); else what `body` throws.
     public func perform<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                let context = self.newContext()
-                do {
-                    continuation.resume(returning: try body(context))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await executor.run { try body(self.newContext()) }
     }
 
     /// Runs `body` with a new context on the calling thread and returns its result (the

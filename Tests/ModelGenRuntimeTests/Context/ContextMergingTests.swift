@@ -26,7 +26,7 @@ import Testing
             let main = store.newContext()
             main.automaticallyMergesChangesFromStore = true
             let ada = Self.addUser("Ada", in: main)
-            try main.save()
+            try await main.save()
             let id = ada.id
             try await store.perform { context in
                 let user = try #require(try User.first(in: context, where: \User.id == id))
@@ -47,7 +47,7 @@ import Testing
             let main = store.newContext()
             let ada = Self.addUser("Ada", in: main)
             let bob = Self.addUser("Bob", in: main)
-            try main.save()
+            try await main.save()
             let (adaID, bobID) = (ada.id, bob.id)
             try await store.perform { context in
                 try #require(try User.first(in: context, where: \User.id == adaID)).hobby = "mathematics"
@@ -68,7 +68,7 @@ import Testing
         try await Self.withStore(backend) { store in
             let main = store.newContext()
             let ada = Self.addUser("Ada", in: main)
-            try main.save()
+            try await main.save()
             let id = ada.id
             ada.hobby = "local"
             try await store.perform { context in
@@ -89,7 +89,7 @@ import Testing
             let item = main.insert(Item.self)
             item.timestamp = Date(timeIntervalSinceReferenceDate: Double(day) * 86_400)
         }
-        try main.save()
+        try await main.save()
         let count = try await store.perform { context in try Item.count(in: context) }
         #expect(count == 10)
     }

@@ -98,14 +98,14 @@ import Testing
         try await TemporaryStore.with(HelloCoreDataModel.model, on: .sqlite) { store in
             let writer = store.newContext()
             let user = ContextMergingTests.addUser("Ada", in: writer)
-            try writer.save()
+            try await writer.save()
             let id = user.id
             let view = store.newContext(mergingOn: .main)
             nonisolated(unsafe) let shared = view
             nonisolated(unsafe) var copy: User?
             try await MainActor.run { copy = try User.first(in: shared, where: \User.id == id) }
             user.hobby = "go"
-            try writer.save()
+            try await writer.save()
             var merged = false
             for _ in 0..<200 where !merged {
                 try await _Concurrency.Task.sleep(nanoseconds: 5_000_000)

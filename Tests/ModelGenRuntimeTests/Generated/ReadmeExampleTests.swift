@@ -18,7 +18,7 @@ import Testing
         let grade = Grade(in: context, id: UUID())
         grade.quiz = quiz
         grade.student = student  // student.grades now contains grade
-        try context.save()  // one transaction; validation, deletion rules, uniqueness
+        try await context.save()  // one transaction; validation, deletion rules, uniqueness
         let smiths = try Student.fetch(
             in: context, where: \.last_name == "Smith", sortedBy: [ObjectSortDescriptor(\.first_name)])
         let same = try Grade.fetch(in: context, where: try ObjectPredicate(format: "student.id == %@", student.id))
@@ -35,7 +35,7 @@ import Testing
         try await TemporaryStore.with(GradeBookModel.model) { store in
             let context = store.newContext()
             let student = Student(in: context, first_name: "Ada", id: UUID(), last_name: "Lovelace")
-            try context.save()
+            try await context.save()
             let observation = ResultsObservation(Student.fetchRequest(), sectionedBy: \.last_name)
             var shown: [String] = []
             for try await results in observation.values(in: context) {
@@ -49,7 +49,7 @@ import Testing
             let text = student.objectID.stringValue
             let same = try other.existingObject(with: try #require(ObjectID(stringValue: text)), as: Student.self)
             same.first_name = "Augusta"
-            try other.save()
+            try await other.save()
             #expect(await changes.next()?.updated.map(\.stringValue) == [text])
             let form = context.newChildContext()
             #expect(form.parent === context)

@@ -349,7 +349,7 @@ import Testing
             let context = store.newContext()
             let ada = ObservedResultsTests.student("ada", "lovelace", in: context)
             let alan = ObservedResultsTests.student("alan", "turing", in: context)
-            try context.save()
+            try await context.save()
             let first = try #require(await changes.next())
             #expect(Set(first.inserted) == [ada.objectID, alan.objectID])
             #expect(first.updated.isEmpty && first.deleted.isEmpty && first.isComplete && first.isLocal)
@@ -357,14 +357,14 @@ import Testing
             ada.first_name = "augusta"
             context.delete(alan)
             let deleted = alan.objectID
-            try context.save()
+            try await context.save()
             let second = try #require(await changes.next())
             #expect(second.updated == [ada.objectID] && second.deleted == [deleted] && second.inserted.isEmpty)
             // A save that changes nothing is no save.
-            try context.save()
+            try await context.save()
             let other = store.newContext()
             _ = ObservedResultsTests.student("grace", "hopper", in: other)
-            try other.save()
+            try await other.save()
             let third = try #require(await changes.next())
             #expect(third.inserted.count == 1)
         }
