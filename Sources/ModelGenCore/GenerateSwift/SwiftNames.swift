@@ -35,7 +35,7 @@ enum SwiftNames {
         "AggregateCondition", "BatchedResults", "BatchValue", "CoreDataCompiledModel", "CoreDataStoreInspection",
         "CoreDataStoreReport",
         "ResultColumn", "ResultRow", "ResultTerm", "ValueColumn",
-        "UniquenessConstraint", "ValuesRequest",
+        "StoreExecutor", "UniquenessConstraint", "ValuesRequest",
     ]
 
     /// Member names of `ManagedObject` a property may not take; such a property gets a trailing `_`.

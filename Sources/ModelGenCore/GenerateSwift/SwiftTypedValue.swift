@@ -128,12 +128,16 @@ struct SwiftTypedValue: Hashable {
     }
 
     /// What the generated file tells the reader about the type (which the program declares).
+    /// The generated code uses it from any thread, so in a target whose default isolation is the
+    /// main actor the type is declared `nonisolated`.
     func requirement(rawType: String) -> String {
-        switch kind {
-        case .rawValue: "a `RawRepresentable` type whose raw value is `\(rawType)`"
-        case .json: "a `Codable` type, stored as JSON"
-        case .transformer(let name):
-            "stored by the value transformer registered as \"\(name)\" (`ValueTransformers.register`)"
-        }
+        let what =
+            switch kind {
+            case .rawValue: "a `RawRepresentable` type whose raw value is `\(rawType)`"
+            case .json: "a `Codable` type, stored as JSON"
+            case .transformer(let name):
+                "stored by the value transformer registered as \"\(name)\" (`ValueTransformers.register`)"
+            }
+        return what + " (`nonisolated` in a target whose default isolation is the main actor)"
     }
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum DatabaseModel {
+nonisolated public enum DatabaseModel {
     public static let model = PersistentStore.Model(
         name: "Database",
         sqliteDDL: #"""
@@ -165,7 +165,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `AppRatingPromptEntity`.
-public final class AppRatingPromptEntity: ManagedObject {
+nonisolated public final class AppRatingPromptEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "AppRatingPromptEntity", table: "app_rating_prompt_entity", entityID: 1967319568, fetchedEntityIDs: [1967319568],
         attributes: [
@@ -274,18 +274,18 @@ public final class AppRatingPromptEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `AppRatingPromptEntity` and each of its subclasses.
-extension AppRatingPromptEntity: FetchableObject {}
+nonisolated extension AppRatingPromptEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension AppRatingPromptEntity: Swift.Identifiable {
+nonisolated extension AppRatingPromptEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension AppRatingPromptEntity {
+nonisolated extension AppRatingPromptEntity {
 }
 
 /// The entity `HTTPSExcludedDomain`.
-public final class HTTPSExcludedDomain: ManagedObject {
+nonisolated public final class HTTPSExcludedDomain: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "HTTPSExcludedDomain", table: "https_excluded_domain", entityID: 76709370, fetchedEntityIDs: [76709370],
         attributes: [
@@ -355,18 +355,18 @@ public final class HTTPSExcludedDomain: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `HTTPSExcludedDomain` and each of its subclasses.
-extension HTTPSExcludedDomain: FetchableObject {}
+nonisolated extension HTTPSExcludedDomain: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension HTTPSExcludedDomain: Swift.Identifiable {
+nonisolated extension HTTPSExcludedDomain: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension HTTPSExcludedDomain {
+nonisolated extension HTTPSExcludedDomain {
 }
 
 /// The entity `HTTPSStoredBloomFilterSpecification`.
-public final class HTTPSStoredBloomFilterSpecification: ManagedObject {
+nonisolated public final class HTTPSStoredBloomFilterSpecification: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "HTTPSStoredBloomFilterSpecification", table: "https_stored_bloom_filter_specification", entityID: 980696551, fetchedEntityIDs: [980696551],
         attributes: [
@@ -496,18 +496,18 @@ public final class HTTPSStoredBloomFilterSpecification: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `HTTPSStoredBloomFilterSpecification` and each of its subclasses.
-extension HTTPSStoredBloomFilterSpecification: FetchableObject {}
+nonisolated extension HTTPSStoredBloomFilterSpecification: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension HTTPSStoredBloomFilterSpecification: Swift.Identifiable {
+nonisolated extension HTTPSStoredBloomFilterSpecification: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension HTTPSStoredBloomFilterSpecification {
+nonisolated extension HTTPSStoredBloomFilterSpecification {
 }
 
 /// The entity `RemoteMessageManagedObject`.
-public final class RemoteMessageManagedObject: ManagedObject {
+nonisolated public final class RemoteMessageManagedObject: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "RemoteMessageManagedObject", table: "remote_message_managed_object", entityID: 2044154516, fetchedEntityIDs: [2044154516],
         attributes: [
@@ -636,16 +636,16 @@ public final class RemoteMessageManagedObject: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `RemoteMessageManagedObject` and each of its subclasses.
-extension RemoteMessageManagedObject: FetchableObject {}
+nonisolated extension RemoteMessageManagedObject: FetchableObject {}
 
 /// Identified by its `id`.
-extension RemoteMessageManagedObject: Swift.Identifiable {}
+nonisolated extension RemoteMessageManagedObject: Swift.Identifiable {}
 
-extension RemoteMessageManagedObject {
+nonisolated extension RemoteMessageManagedObject {
 }
 
 /// The entity `RemoteMessagingConfigManagedObject`.
-public final class RemoteMessagingConfigManagedObject: ManagedObject {
+nonisolated public final class RemoteMessagingConfigManagedObject: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "RemoteMessagingConfigManagedObject", table: "remote_messaging_config_managed_object", entityID: 264905419, fetchedEntityIDs: [264905419],
         attributes: [
@@ -754,12 +754,12 @@ public final class RemoteMessagingConfigManagedObject: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `RemoteMessagingConfigManagedObject` and each of its subclasses.
-extension RemoteMessagingConfigManagedObject: FetchableObject {}
+nonisolated extension RemoteMessagingConfigManagedObject: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension RemoteMessagingConfigManagedObject: Swift.Identifiable {
+nonisolated extension RemoteMessagingConfigManagedObject: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension RemoteMessagingConfigManagedObject {
+nonisolated extension RemoteMessagingConfigManagedObject {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum ArtsyPartnerModel {
+nonisolated public enum ArtsyPartnerModel {
     public static let model = PersistentStore.Model(
         name: "ArtsyPartner",
         sqliteDDL: #"""
@@ -4534,7 +4534,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `Album`.
-public final class Album: ManagedObject {
+nonisolated public final class Album: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Album", table: "album", entityID: 1724885169, fetchedEntityIDs: [1724885169],
         attributes: [
@@ -4845,18 +4845,18 @@ public final class Album: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Album` and each of its subclasses.
-extension Album: FetchableObject {}
+nonisolated extension Album: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Album: Swift.Identifiable {
+nonisolated extension Album: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Album {
+nonisolated extension Album {
 }
 
 /// The entity `Artist`.
-public final class Artist: ManagedObject {
+nonisolated public final class Artist: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Artist", table: "artist", entityID: 343332862, fetchedEntityIDs: [343332862],
         attributes: [
@@ -5349,18 +5349,18 @@ public final class Artist: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Artist` and each of its subclasses.
-extension Artist: FetchableObject {}
+nonisolated extension Artist: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Artist: Swift.Identifiable {
+nonisolated extension Artist: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Artist {
+nonisolated extension Artist {
 }
 
 /// The entity `ArtistDocument`.
-public final class ArtistDocument: Document {
+nonisolated public final class ArtistDocument: Document {
     private static let entityMetadata = EntityDescription(
         name: "ArtistDocument", table: "document", entityID: 444687587, fetchedEntityIDs: [444687587],
         attributes: [
@@ -5415,11 +5415,11 @@ public final class ArtistDocument: Document {
     }
 }
 
-extension ArtistDocument {
+nonisolated extension ArtistDocument {
 }
 
 /// The entity `Artwork`.
-public final class Artwork: ManagedObject {
+nonisolated public final class Artwork: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Artwork", table: "artwork", entityID: 61659503, fetchedEntityIDs: [61659503],
         attributes: [
@@ -6126,18 +6126,18 @@ public final class Artwork: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Artwork` and each of its subclasses.
-extension Artwork: FetchableObject {}
+nonisolated extension Artwork: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Artwork: Swift.Identifiable {
+nonisolated extension Artwork: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Artwork {
+nonisolated extension Artwork {
 }
 
 /// The entity `Document`.
-public class Document: ManagedObject {
+nonisolated public class Document: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Document", table: "document", entityID: 2017721076, fetchedEntityIDs: [283477389, 444687587, 2017721076],
         attributes: [
@@ -6373,18 +6373,18 @@ public class Document: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Document` and each of its subclasses.
-extension Document: FetchableObject {}
+nonisolated extension Document: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Document: Swift.Identifiable {
+nonisolated extension Document: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Document {
+nonisolated extension Document {
 }
 
 /// The entity `Image`.
-public class Image: ManagedObject {
+nonisolated public class Image: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Image", table: "image", entityID: 1494001562, fetchedEntityIDs: [1494001562, 1496888533],
         attributes: [
@@ -6775,18 +6775,18 @@ public class Image: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Image` and each of its subclasses.
-extension Image: FetchableObject {}
+nonisolated extension Image: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Image: Swift.Identifiable {
+nonisolated extension Image: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Image {
+nonisolated extension Image {
 }
 
 /// The entity `LocalImage`.
-public final class LocalImage: Image {
+nonisolated public final class LocalImage: Image {
     private static let entityMetadata = EntityDescription(
         name: "LocalImage", table: "image", entityID: 1496888533, fetchedEntityIDs: [1496888533],
         attributes: [
@@ -6863,11 +6863,11 @@ public final class LocalImage: Image {
     }
 }
 
-extension LocalImage {
+nonisolated extension LocalImage {
 }
 
 /// The entity `Location`.
-public final class Location: ManagedObject {
+nonisolated public final class Location: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Location", table: "location", entityID: 1539345862, fetchedEntityIDs: [1539345862],
         attributes: [
@@ -7118,18 +7118,18 @@ public final class Location: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Location` and each of its subclasses.
-extension Location: FetchableObject {}
+nonisolated extension Location: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Location: Swift.Identifiable {
+nonisolated extension Location: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Location {
+nonisolated extension Location {
 }
 
 /// The entity `Note`.
-public final class Note: ManagedObject {
+nonisolated public final class Note: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Note", table: "note", entityID: 339788125, fetchedEntityIDs: [339788125],
         attributes: [
@@ -7252,18 +7252,18 @@ public final class Note: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Note` and each of its subclasses.
-extension Note: FetchableObject {}
+nonisolated extension Note: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Note: Swift.Identifiable {
+nonisolated extension Note: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Note {
+nonisolated extension Note {
 }
 
 /// The entity `Partner`.
-public final class Partner: ManagedObject {
+nonisolated public final class Partner: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Partner", table: "partner", entityID: 380798809, fetchedEntityIDs: [380798809],
         attributes: [
@@ -7873,18 +7873,18 @@ public final class Partner: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Partner` and each of its subclasses.
-extension Partner: FetchableObject {}
+nonisolated extension Partner: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Partner: Swift.Identifiable {
+nonisolated extension Partner: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Partner {
+nonisolated extension Partner {
 }
 
 /// The entity `PartnerOption`.
-public final class PartnerOption: ManagedObject {
+nonisolated public final class PartnerOption: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "PartnerOption", table: "partner_option", entityID: 990271272, fetchedEntityIDs: [990271272],
         attributes: [
@@ -7986,18 +7986,18 @@ public final class PartnerOption: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `PartnerOption` and each of its subclasses.
-extension PartnerOption: FetchableObject {}
+nonisolated extension PartnerOption: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension PartnerOption: Swift.Identifiable {
+nonisolated extension PartnerOption: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension PartnerOption {
+nonisolated extension PartnerOption {
 }
 
 /// The entity `Show`.
-public final class Show: ManagedObject {
+nonisolated public final class Show: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Show", table: "show", entityID: 695479900, fetchedEntityIDs: [695479900],
         attributes: [
@@ -8330,18 +8330,18 @@ public final class Show: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Show` and each of its subclasses.
-extension Show: FetchableObject {}
+nonisolated extension Show: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Show: Swift.Identifiable {
+nonisolated extension Show: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Show {
+nonisolated extension Show {
 }
 
 /// The entity `ShowDocument`.
-public final class ShowDocument: Document {
+nonisolated public final class ShowDocument: Document {
     private static let entityMetadata = EntityDescription(
         name: "ShowDocument", table: "document", entityID: 283477389, fetchedEntityIDs: [283477389],
         attributes: [
@@ -8396,11 +8396,11 @@ public final class ShowDocument: Document {
     }
 }
 
-extension ShowDocument {
+nonisolated extension ShowDocument {
 }
 
 /// The entity `SubscriptionPlan`.
-public final class SubscriptionPlan: ManagedObject {
+nonisolated public final class SubscriptionPlan: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "SubscriptionPlan", table: "subscription_plan", entityID: 1108260199, fetchedEntityIDs: [1108260199],
         attributes: [
@@ -8482,18 +8482,18 @@ public final class SubscriptionPlan: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `SubscriptionPlan` and each of its subclasses.
-extension SubscriptionPlan: FetchableObject {}
+nonisolated extension SubscriptionPlan: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension SubscriptionPlan: Swift.Identifiable {
+nonisolated extension SubscriptionPlan: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension SubscriptionPlan {
+nonisolated extension SubscriptionPlan {
 }
 
 /// The entity `SyncError`.
-public final class SyncError: ManagedObject {
+nonisolated public final class SyncError: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "SyncError", table: "sync_error", entityID: 511807612, fetchedEntityIDs: [511807612],
         attributes: [
@@ -8595,18 +8595,18 @@ public final class SyncError: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `SyncError` and each of its subclasses.
-extension SyncError: FetchableObject {}
+nonisolated extension SyncError: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension SyncError: Swift.Identifiable {
+nonisolated extension SyncError: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension SyncError {
+nonisolated extension SyncError {
 }
 
 /// The entity `SyncLog`.
-public final class SyncLog: ManagedObject {
+nonisolated public final class SyncLog: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "SyncLog", table: "sync_log", entityID: 441576208, fetchedEntityIDs: [441576208],
         attributes: [
@@ -8808,18 +8808,18 @@ public final class SyncLog: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `SyncLog` and each of its subclasses.
-extension SyncLog: FetchableObject {}
+nonisolated extension SyncLog: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension SyncLog: Swift.Identifiable {
+nonisolated extension SyncLog: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension SyncLog {
+nonisolated extension SyncLog {
 }
 
 /// The entity `User`.
-public final class User: ManagedObject {
+nonisolated public final class User: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "User", table: "user", entityID: 1621507602, fetchedEntityIDs: [1621507602],
         attributes: [
@@ -8961,12 +8961,12 @@ public final class User: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `User` and each of its subclasses.
-extension User: FetchableObject {}
+nonisolated extension User: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension User: Swift.Identifiable {
+nonisolated extension User: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension User {
+nonisolated extension User {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum ArtsyPartnerModel {
+nonisolated public enum ArtsyPartnerModel {
     public static let model = PersistentStore.Model(
         name: "ArtsyPartner",
         sqliteDDL: #"""
@@ -1512,7 +1512,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `Artist`.
-public final class Artist: ManagedObject {
+nonisolated public final class Artist: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Artist", table: "artist", entityID: 343332862, fetchedEntityIDs: [343332862],
         attributes: [
@@ -1974,18 +1974,18 @@ public final class Artist: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Artist` and each of its subclasses.
-extension Artist: FetchableObject {}
+nonisolated extension Artist: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Artist: Swift.Identifiable {
+nonisolated extension Artist: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Artist {
+nonisolated extension Artist {
 }
 
 /// The entity `Artwork`.
-public final class Artwork: ManagedObject {
+nonisolated public final class Artwork: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Artwork", table: "artwork", entityID: 61659503, fetchedEntityIDs: [61659503],
         attributes: [
@@ -2553,18 +2553,18 @@ public final class Artwork: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Artwork` and each of its subclasses.
-extension Artwork: FetchableObject {}
+nonisolated extension Artwork: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Artwork: Swift.Identifiable {
+nonisolated extension Artwork: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Artwork {
+nonisolated extension Artwork {
 }
 
 /// The entity `Collection`.
-public final class Collection: ManagedObject {
+nonisolated public final class Collection: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Collection", table: "collection", entityID: 1724885169, fetchedEntityIDs: [1724885169],
         attributes: [
@@ -2822,18 +2822,18 @@ public final class Collection: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Collection` and each of its subclasses.
-extension Collection: FetchableObject {}
+nonisolated extension Collection: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Collection: Swift.Identifiable {
+nonisolated extension Collection: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Collection {
+nonisolated extension Collection {
 }
 
 /// The entity `Document`.
-public final class Document: ManagedObject {
+nonisolated public final class Document: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Document", table: "document", entityID: 2017721076, fetchedEntityIDs: [2017721076],
         attributes: [
@@ -3002,18 +3002,18 @@ public final class Document: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Document` and each of its subclasses.
-extension Document: FetchableObject {}
+nonisolated extension Document: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Document: Swift.Identifiable {
+nonisolated extension Document: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Document {
+nonisolated extension Document {
 }
 
 /// The entity `Image`.
-public final class Image: ManagedObject {
+nonisolated public final class Image: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Image", table: "image", entityID: 1494001562, fetchedEntityIDs: [1494001562],
         attributes: [
@@ -3290,18 +3290,18 @@ public final class Image: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Image` and each of its subclasses.
-extension Image: FetchableObject {}
+nonisolated extension Image: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Image: Swift.Identifiable {
+nonisolated extension Image: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Image {
+nonisolated extension Image {
 }
 
 /// The entity `Note`.
-public final class Note: ManagedObject {
+nonisolated public final class Note: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Note", table: "note", entityID: 339788125, fetchedEntityIDs: [339788125],
         attributes: [
@@ -3424,18 +3424,18 @@ public final class Note: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Note` and each of its subclasses.
-extension Note: FetchableObject {}
+nonisolated extension Note: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Note: Swift.Identifiable {
+nonisolated extension Note: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Note {
+nonisolated extension Note {
 }
 
 /// The entity `Partner`.
-public final class Partner: ManagedObject {
+nonisolated public final class Partner: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Partner", table: "partner", entityID: 380798809, fetchedEntityIDs: [380798809],
         attributes: [
@@ -3646,18 +3646,18 @@ public final class Partner: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Partner` and each of its subclasses.
-extension Partner: FetchableObject {}
+nonisolated extension Partner: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Partner: Swift.Identifiable {
+nonisolated extension Partner: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Partner {
+nonisolated extension Partner {
 }
 
 /// The entity `User`.
-public final class User: ManagedObject {
+nonisolated public final class User: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "User", table: "user", entityID: 1621507602, fetchedEntityIDs: [1621507602],
         attributes: [
@@ -3786,12 +3786,12 @@ public final class User: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `User` and each of its subclasses.
-extension User: FetchableObject {}
+nonisolated extension User: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension User: Swift.Identifiable {
+nonisolated extension User: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension User {
+nonisolated extension User {
 }

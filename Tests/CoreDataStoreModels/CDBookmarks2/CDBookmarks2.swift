@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum BookmarksModelModel {
+nonisolated public enum BookmarksModelModel {
     public static let model = PersistentStore.Model(
         name: "BookmarksModel",
         sqliteDDL: #"""
@@ -290,7 +290,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `BookmarkEntity`.
-public final class BookmarkEntity: ManagedObject {
+nonisolated public final class BookmarkEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "BookmarkEntity", table: "bookmark_entity", entityID: 563862830, fetchedEntityIDs: [563862830],
         attributes: [
@@ -494,12 +494,12 @@ public final class BookmarkEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `BookmarkEntity` and each of its subclasses.
-extension BookmarkEntity: FetchableObject {}
+nonisolated extension BookmarkEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension BookmarkEntity: Swift.Identifiable {
+nonisolated extension BookmarkEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension BookmarkEntity {
+nonisolated extension BookmarkEntity {
 }

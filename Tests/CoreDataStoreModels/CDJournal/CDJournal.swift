@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum JournalModel {
+nonisolated public enum JournalModel {
     public static let model = PersistentStore.Model(
         name: "Journal",
         sqliteDDL: #"""
@@ -351,7 +351,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `Container`.
-public class Container: ManagedObject {
+nonisolated public class Container: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Container", table: "container", entityID: 842876696, fetchedEntityIDs: [104168189, 842876696],
         attributes: [
@@ -442,18 +442,18 @@ public class Container: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Container` and each of its subclasses.
-extension Container: FetchableObject {}
+nonisolated extension Container: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Container: Swift.Identifiable {
+nonisolated extension Container: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Container {
+nonisolated extension Container {
 }
 
 /// The entity `Folder`.
-public final class Folder: Container {
+nonisolated public final class Folder: Container {
     private static let entityMetadata = EntityDescription(
         name: "Folder", table: "container", entityID: 104168189, fetchedEntityIDs: [104168189],
         attributes: [
@@ -531,11 +531,11 @@ public final class Folder: Container {
     }
 }
 
-extension Folder {
+nonisolated extension Folder {
 }
 
 /// The entity `Person`.
-public final class Person: ManagedObject {
+nonisolated public final class Person: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Person", table: "person", entityID: 1131342752, fetchedEntityIDs: [1131342752],
         attributes: [
@@ -642,18 +642,18 @@ public final class Person: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Person` and each of its subclasses.
-extension Person: FetchableObject {}
+nonisolated extension Person: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Person: Swift.Identifiable {
+nonisolated extension Person: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Person {
+nonisolated extension Person {
 }
 
 /// The entity `Record`.
-public class Record: ManagedObject {
+nonisolated public class Record: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Record", table: "record", entityID: 524641772, fetchedEntityIDs: [339788125, 524641772, 1995390348],
         attributes: [
@@ -746,18 +746,18 @@ public class Record: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Record` and each of its subclasses.
-extension Record: FetchableObject {}
+nonisolated extension Record: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Record: Swift.Identifiable {
+nonisolated extension Record: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Record {
+nonisolated extension Record {
 }
 
 /// The entity `Note`.
-public final class Note: Record {
+nonisolated public final class Note: Record {
     private static let entityMetadata = EntityDescription(
         name: "Note", table: "record", entityID: 339788125, fetchedEntityIDs: [339788125],
         attributes: [
@@ -837,11 +837,11 @@ public final class Note: Record {
     }
 }
 
-extension Note {
+nonisolated extension Note {
 }
 
 /// The entity `Task`.
-public final class Task: Record {
+nonisolated public final class Task: Record {
     private static let entityMetadata = EntityDescription(
         name: "Task", table: "record", entityID: 1995390348, fetchedEntityIDs: [1995390348],
         attributes: [
@@ -961,11 +961,11 @@ public final class Task: Record {
     }
 }
 
-extension Task {
+nonisolated extension Task {
 }
 
 /// The entity `Tag`.
-public final class Tag: ManagedObject {
+nonisolated public final class Tag: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Tag", table: "tag", entityID: 2021872691, fetchedEntityIDs: [2021872691],
         attributes: [
@@ -1056,14 +1056,14 @@ public final class Tag: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Tag` and each of its subclasses.
-extension Tag: FetchableObject {}
+nonisolated extension Tag: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Tag: Swift.Identifiable {
+nonisolated extension Tag: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Tag {
+nonisolated extension Tag {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(label: String?, in objectContext: ObjectContext) throws -> Tag? {

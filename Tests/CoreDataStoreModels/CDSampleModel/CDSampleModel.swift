@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum SampleModelModel {
+nonisolated public enum SampleModelModel {
     public static let model = PersistentStore.Model(
         name: "SampleModel",
         sqliteDDL: #"""
@@ -201,10 +201,10 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
         ])
 }
 
-// `color` is a `Color`: stored by the value transformer registered as "ColorTransformer" (`ValueTransformers.register`).
+// `color` is a `Color`: stored by the value transformer registered as "ColorTransformer" (`ValueTransformers.register`) (`nonisolated` in a target whose default isolation is the main actor).
 
 /// The entity `Car`.
-public class Car: ManagedObject {
+nonisolated public class Car: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Car", table: "car", entityID: 1727983745, fetchedEntityIDs: [520550649, 719949662, 1727983745],
         attributes: [
@@ -374,14 +374,14 @@ public class Car: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Car` and each of its subclasses.
-extension Car: FetchableObject {}
+nonisolated extension Car: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Car: Swift.Identifiable {
+nonisolated extension Car: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Car {
+nonisolated extension Car {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(numberPlate: String, in objectContext: ObjectContext) throws -> Car? {
@@ -390,7 +390,7 @@ extension Car {
 }
 
 /// The entity `ExpensiveSportCar`.
-public final class ExpensiveSportCar: SportCar {
+nonisolated public final class ExpensiveSportCar: SportCar {
     private static let entityMetadata = EntityDescription(
         name: "ExpensiveSportCar", table: "car", entityID: 719949662, fetchedEntityIDs: [719949662],
         attributes: [
@@ -478,11 +478,11 @@ public final class ExpensiveSportCar: SportCar {
     }
 }
 
-extension ExpensiveSportCar {
+nonisolated extension ExpensiveSportCar {
 }
 
 /// The entity `Person`.
-public final class Person: ManagedObject {
+nonisolated public final class Person: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Person", table: "person", entityID: 1131342752, fetchedEntityIDs: [1131342752],
         attributes: [
@@ -642,12 +642,12 @@ public final class Person: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Person` and each of its subclasses.
-extension Person: FetchableObject {}
+nonisolated extension Person: FetchableObject {}
 
 /// Identified by its `id`.
-extension Person: Swift.Identifiable {}
+nonisolated extension Person: Swift.Identifiable {}
 
-extension Person {
+nonisolated extension Person {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(firstName: String?, lastName: String?, in objectContext: ObjectContext) throws -> Person? {
@@ -656,7 +656,7 @@ extension Person {
 }
 
 /// The entity `SportCar`.
-public class SportCar: Car {
+nonisolated public class SportCar: Car {
     private static let entityMetadata = EntityDescription(
         name: "SportCar", table: "car", entityID: 520550649, fetchedEntityIDs: [520550649, 719949662],
         attributes: [
@@ -703,5 +703,5 @@ public class SportCar: Car {
     }
 }
 
-extension SportCar {
+nonisolated extension SportCar {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum SampleModel3Model {
+nonisolated public enum SampleModel3Model {
     public static let model = PersistentStore.Model(
         name: "SampleModel3",
         sqliteDDL: #"""
@@ -258,7 +258,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `User`.
-public final class User: ManagedObject {
+nonisolated public final class User: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "User", table: "user", entityID: 1621507602, fetchedEntityIDs: [1621507602],
         attributes: [
@@ -348,12 +348,12 @@ public final class User: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `User` and each of its subclasses.
-extension User: FetchableObject {}
+nonisolated extension User: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension User: Swift.Identifiable {
+nonisolated extension User: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension User {
+nonisolated extension User {
 }

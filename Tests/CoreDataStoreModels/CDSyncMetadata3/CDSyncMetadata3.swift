@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum SyncMetadataModel {
+nonisolated public enum SyncMetadataModel {
     public static let model = PersistentStore.Model(
         name: "SyncMetadata",
         sqliteDDL: #"""
@@ -395,7 +395,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `SyncableSettingsMetadata`.
-public final class SyncableSettingsMetadata: ManagedObject {
+nonisolated public final class SyncableSettingsMetadata: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "SyncableSettingsMetadata", table: "syncable_settings_metadata", entityID: 717257398, fetchedEntityIDs: [717257398],
         attributes: [
@@ -485,14 +485,14 @@ public final class SyncableSettingsMetadata: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `SyncableSettingsMetadata` and each of its subclasses.
-extension SyncableSettingsMetadata: FetchableObject {}
+nonisolated extension SyncableSettingsMetadata: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension SyncableSettingsMetadata: Swift.Identifiable {
+nonisolated extension SyncableSettingsMetadata: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension SyncableSettingsMetadata {
+nonisolated extension SyncableSettingsMetadata {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(key: String, in objectContext: ObjectContext) throws -> SyncableSettingsMetadata? {
@@ -501,7 +501,7 @@ extension SyncableSettingsMetadata {
 }
 
 /// The entity `SyncFeatureEntity`.
-public final class SyncFeatureEntity: ManagedObject {
+nonisolated public final class SyncFeatureEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "SyncFeatureEntity", table: "sync_feature_entity", entityID: 386142951, fetchedEntityIDs: [386142951],
         attributes: [
@@ -611,14 +611,14 @@ public final class SyncFeatureEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `SyncFeatureEntity` and each of its subclasses.
-extension SyncFeatureEntity: FetchableObject {}
+nonisolated extension SyncFeatureEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension SyncFeatureEntity: Swift.Identifiable {
+nonisolated extension SyncFeatureEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension SyncFeatureEntity {
+nonisolated extension SyncFeatureEntity {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(name: String, in objectContext: ObjectContext) throws -> SyncFeatureEntity? {

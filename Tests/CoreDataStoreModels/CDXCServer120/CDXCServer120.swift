@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum XCServerCoreDataModel {
+nonisolated public enum XCServerCoreDataModel {
     public static let model = PersistentStore.Model(
         name: "XCServerCoreData",
         sqliteDDL: #"""
@@ -2356,7 +2356,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The entity `Asset`.
-public final class Asset: ManagedObject {
+nonisolated public final class Asset: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Asset", table: "asset", entityID: 43979323, fetchedEntityIDs: [43979323],
         attributes: [
@@ -2560,18 +2560,18 @@ public final class Asset: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Asset` and each of its subclasses.
-extension Asset: FetchableObject {}
+nonisolated extension Asset: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Asset: Swift.Identifiable {
+nonisolated extension Asset: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Asset {
+nonisolated extension Asset {
 }
 
 /// The entity `Bot`.
-public final class Bot: ManagedObject {
+nonisolated public final class Bot: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Bot", table: "bot", entityID: 1506510110, fetchedEntityIDs: [1506510110],
         attributes: [
@@ -2743,18 +2743,18 @@ public final class Bot: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Bot` and each of its subclasses.
-extension Bot: FetchableObject {}
+nonisolated extension Bot: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Bot: Swift.Identifiable {
+nonisolated extension Bot: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Bot {
+nonisolated extension Bot {
 }
 
 /// The entity `BuildResultSummary`.
-public final class BuildResultSummary: ManagedObject {
+nonisolated public final class BuildResultSummary: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "BuildResultSummary", table: "build_result_summary", entityID: 2068903734, fetchedEntityIDs: [2068903734],
         attributes: [
@@ -3096,18 +3096,18 @@ public final class BuildResultSummary: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `BuildResultSummary` and each of its subclasses.
-extension BuildResultSummary: FetchableObject {}
+nonisolated extension BuildResultSummary: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension BuildResultSummary: Swift.Identifiable {
+nonisolated extension BuildResultSummary: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension BuildResultSummary {
+nonisolated extension BuildResultSummary {
 }
 
 /// The entity `Commit`.
-public final class Commit: ManagedObject {
+nonisolated public final class Commit: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Commit", table: "commit", entityID: 2036391452, fetchedEntityIDs: [2036391452],
         attributes: [
@@ -3268,18 +3268,18 @@ public final class Commit: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Commit` and each of its subclasses.
-extension Commit: FetchableObject {}
+nonisolated extension Commit: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Commit: Swift.Identifiable {
+nonisolated extension Commit: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Commit {
+nonisolated extension Commit {
 }
 
 /// The entity `CommitChange`.
-public final class CommitChange: ManagedObject {
+nonisolated public final class CommitChange: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "CommitChange", table: "commit_change", entityID: 684233644, fetchedEntityIDs: [684233644],
         attributes: [
@@ -3381,18 +3381,18 @@ public final class CommitChange: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `CommitChange` and each of its subclasses.
-extension CommitChange: FetchableObject {}
+nonisolated extension CommitChange: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension CommitChange: Swift.Identifiable {
+nonisolated extension CommitChange: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension CommitChange {
+nonisolated extension CommitChange {
 }
 
 /// The entity `CommitContributor`.
-public final class CommitContributor: ManagedObject {
+nonisolated public final class CommitContributor: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "CommitContributor", table: "commit_contributor", entityID: 539313821, fetchedEntityIDs: [539313821],
         attributes: [
@@ -3514,18 +3514,18 @@ public final class CommitContributor: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `CommitContributor` and each of its subclasses.
-extension CommitContributor: FetchableObject {}
+nonisolated extension CommitContributor: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension CommitContributor: Swift.Identifiable {
+nonisolated extension CommitContributor: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension CommitContributor {
+nonisolated extension CommitContributor {
 }
 
 /// The entity `Conditions`.
-public final class Conditions: ManagedObject {
+nonisolated public final class Conditions: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Conditions", table: "conditions", entityID: 1372301015, fetchedEntityIDs: [1372301015],
         attributes: [
@@ -3727,18 +3727,18 @@ public final class Conditions: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Conditions` and each of its subclasses.
-extension Conditions: FetchableObject {}
+nonisolated extension Conditions: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Conditions: Swift.Identifiable {
+nonisolated extension Conditions: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Conditions {
+nonisolated extension Conditions {
 }
 
 /// The entity `Configuration`.
-public final class Configuration: ManagedObject {
+nonisolated public final class Configuration: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Configuration", table: "configuration", entityID: 442426457, fetchedEntityIDs: [442426457],
         attributes: [
@@ -4079,18 +4079,18 @@ public final class Configuration: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Configuration` and each of its subclasses.
-extension Configuration: FetchableObject {}
+nonisolated extension Configuration: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Configuration: Swift.Identifiable {
+nonisolated extension Configuration: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Configuration {
+nonisolated extension Configuration {
 }
 
 /// The entity `Device`.
-public final class Device: ManagedObject {
+nonisolated public final class Device: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Device", table: "device", entityID: 1036760083, fetchedEntityIDs: [1036760083],
         attributes: [
@@ -4531,18 +4531,18 @@ public final class Device: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Device` and each of its subclasses.
-extension Device: FetchableObject {}
+nonisolated extension Device: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Device: Swift.Identifiable {
+nonisolated extension Device: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Device {
+nonisolated extension Device {
 }
 
 /// The entity `DeviceSpecification`.
-public final class DeviceSpecification: ManagedObject {
+nonisolated public final class DeviceSpecification: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "DeviceSpecification", table: "device_specification", entityID: 994244396, fetchedEntityIDs: [994244396],
         attributes: [
@@ -4616,18 +4616,18 @@ public final class DeviceSpecification: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `DeviceSpecification` and each of its subclasses.
-extension DeviceSpecification: FetchableObject {}
+nonisolated extension DeviceSpecification: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension DeviceSpecification: Swift.Identifiable {
+nonisolated extension DeviceSpecification: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension DeviceSpecification {
+nonisolated extension DeviceSpecification {
 }
 
 /// The entity `EmailConfiguration`.
-public final class EmailConfiguration: ManagedObject {
+nonisolated public final class EmailConfiguration: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "EmailConfiguration", table: "email_configuration", entityID: 1602059799, fetchedEntityIDs: [1602059799],
         attributes: [
@@ -4769,18 +4769,18 @@ public final class EmailConfiguration: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `EmailConfiguration` and each of its subclasses.
-extension EmailConfiguration: FetchableObject {}
+nonisolated extension EmailConfiguration: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension EmailConfiguration: Swift.Identifiable {
+nonisolated extension EmailConfiguration: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension EmailConfiguration {
+nonisolated extension EmailConfiguration {
 }
 
 /// The entity `Filter`.
-public final class Filter: ManagedObject {
+nonisolated public final class Filter: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Filter", table: "filter", entityID: 1957281943, fetchedEntityIDs: [1957281943],
         attributes: [
@@ -4889,18 +4889,18 @@ public final class Filter: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Filter` and each of its subclasses.
-extension Filter: FetchableObject {}
+nonisolated extension Filter: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Filter: Swift.Identifiable {
+nonisolated extension Filter: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Filter {
+nonisolated extension Filter {
 }
 
 /// The entity `Integration`.
-public final class Integration: ManagedObject {
+nonisolated public final class Integration: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Integration", table: "integration", entityID: 1316615213, fetchedEntityIDs: [1316615213],
         attributes: [
@@ -5349,18 +5349,18 @@ public final class Integration: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Integration` and each of its subclasses.
-extension Integration: FetchableObject {}
+nonisolated extension Integration: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Integration: Swift.Identifiable {
+nonisolated extension Integration: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Integration {
+nonisolated extension Integration {
 }
 
 /// The entity `IntegrationAssets`.
-public final class IntegrationAssets: ManagedObject {
+nonisolated public final class IntegrationAssets: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "IntegrationAssets", table: "integration_assets", entityID: 800857152, fetchedEntityIDs: [800857152],
         attributes: [
@@ -5460,18 +5460,18 @@ public final class IntegrationAssets: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `IntegrationAssets` and each of its subclasses.
-extension IntegrationAssets: FetchableObject {}
+nonisolated extension IntegrationAssets: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension IntegrationAssets: Swift.Identifiable {
+nonisolated extension IntegrationAssets: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension IntegrationAssets {
+nonisolated extension IntegrationAssets {
 }
 
 /// The entity `IntegrationIssues`.
-public final class IntegrationIssues: ManagedObject {
+nonisolated public final class IntegrationIssues: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "IntegrationIssues", table: "integration_issues", entityID: 2039746465, fetchedEntityIDs: [2039746465],
         attributes: [
@@ -5737,18 +5737,18 @@ public final class IntegrationIssues: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `IntegrationIssues` and each of its subclasses.
-extension IntegrationIssues: FetchableObject {}
+nonisolated extension IntegrationIssues: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension IntegrationIssues: Swift.Identifiable {
+nonisolated extension IntegrationIssues: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension IntegrationIssues {
+nonisolated extension IntegrationIssues {
 }
 
 /// The entity `Issue`.
-public final class Issue: ManagedObject {
+nonisolated public final class Issue: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Issue", table: "issue", entityID: 1611175392, fetchedEntityIDs: [1611175392],
         attributes: [
@@ -6141,18 +6141,18 @@ public final class Issue: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Issue` and each of its subclasses.
-extension Issue: FetchableObject {}
+nonisolated extension Issue: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Issue: Swift.Identifiable {
+nonisolated extension Issue: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Issue {
+nonisolated extension Issue {
 }
 
 /// The entity `Platform`.
-public final class Platform: ManagedObject {
+nonisolated public final class Platform: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Platform", table: "platform", entityID: 2079518418, fetchedEntityIDs: [2079518418],
         attributes: [
@@ -6354,18 +6354,18 @@ public final class Platform: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Platform` and each of its subclasses.
-extension Platform: FetchableObject {}
+nonisolated extension Platform: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Platform: Swift.Identifiable {
+nonisolated extension Platform: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Platform {
+nonisolated extension Platform {
 }
 
 /// The entity `Repository`.
-public final class Repository: ManagedObject {
+nonisolated public final class Repository: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Repository", table: "repository", entityID: 1734592693, fetchedEntityIDs: [1734592693],
         attributes: [
@@ -6612,18 +6612,18 @@ public final class Repository: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Repository` and each of its subclasses.
-extension Repository: FetchableObject {}
+nonisolated extension Repository: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Repository: Swift.Identifiable {
+nonisolated extension Repository: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Repository {
+nonisolated extension Repository {
 }
 
 /// The entity `RevisionBlueprint`.
-public final class RevisionBlueprint: ManagedObject {
+nonisolated public final class RevisionBlueprint: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "RevisionBlueprint", table: "revision_blueprint", entityID: 631068691, fetchedEntityIDs: [631068691],
         attributes: [
@@ -6672,18 +6672,18 @@ public final class RevisionBlueprint: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `RevisionBlueprint` and each of its subclasses.
-extension RevisionBlueprint: FetchableObject {}
+nonisolated extension RevisionBlueprint: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension RevisionBlueprint: Swift.Identifiable {
+nonisolated extension RevisionBlueprint: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension RevisionBlueprint {
+nonisolated extension RevisionBlueprint {
 }
 
 /// The entity `Stats`.
-public final class Stats: ManagedObject {
+nonisolated public final class Stats: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Stats", table: "stats", entityID: 267161228, fetchedEntityIDs: [267161228],
         attributes: [
@@ -6915,18 +6915,18 @@ public final class Stats: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Stats` and each of its subclasses.
-extension Stats: FetchableObject {}
+nonisolated extension Stats: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Stats: Swift.Identifiable {
+nonisolated extension Stats: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Stats {
+nonisolated extension Stats {
 }
 
 /// The entity `StatsBreakdown`.
-public final class StatsBreakdown: ManagedObject {
+nonisolated public final class StatsBreakdown: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "StatsBreakdown", table: "stats_breakdown", entityID: 2145960583, fetchedEntityIDs: [2145960583],
         attributes: [
@@ -7157,18 +7157,18 @@ public final class StatsBreakdown: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `StatsBreakdown` and each of its subclasses.
-extension StatsBreakdown: FetchableObject {}
+nonisolated extension StatsBreakdown: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension StatsBreakdown: Swift.Identifiable {
+nonisolated extension StatsBreakdown: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension StatsBreakdown {
+nonisolated extension StatsBreakdown {
 }
 
 /// The entity `Trigger`.
-public final class Trigger: ManagedObject {
+nonisolated public final class Trigger: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Trigger", table: "trigger", entityID: 636095907, fetchedEntityIDs: [636095907],
         attributes: [
@@ -7324,18 +7324,18 @@ public final class Trigger: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Trigger` and each of its subclasses.
-extension Trigger: FetchableObject {}
+nonisolated extension Trigger: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Trigger: Swift.Identifiable {
+nonisolated extension Trigger: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Trigger {
+nonisolated extension Trigger {
 }
 
 /// The entity `XcodeServer`.
-public final class XcodeServer: ManagedObject {
+nonisolated public final class XcodeServer: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "XcodeServer", table: "xcode_server", entityID: 262614593, fetchedEntityIDs: [262614593],
         attributes: [
@@ -7526,12 +7526,12 @@ public final class XcodeServer: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `XcodeServer` and each of its subclasses.
-extension XcodeServer: FetchableObject {}
+nonisolated extension XcodeServer: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension XcodeServer: Swift.Identifiable {
+nonisolated extension XcodeServer: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension XcodeServer {
+nonisolated extension XcodeServer {
 }

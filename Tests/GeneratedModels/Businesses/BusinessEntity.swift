@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `BusinessEntity`.
-public final class BusinessEntity: ManagedObject {
+nonisolated public final class BusinessEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "BusinessEntity", table: "business_entity", entityID: 1979139604, fetchedEntityIDs: [1979139604],
         attributes: [
@@ -114,12 +114,12 @@ public final class BusinessEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `BusinessEntity` and each of its subclasses.
-extension BusinessEntity: FetchableObject {}
+nonisolated extension BusinessEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension BusinessEntity: Swift.Identifiable {
+nonisolated extension BusinessEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension BusinessEntity {
+nonisolated extension BusinessEntity {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `DepartmentEntity`.
-public final class DepartmentEntity: ManagedObject {
+nonisolated public final class DepartmentEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "DepartmentEntity", table: "department_entity", entityID: 290961024, fetchedEntityIDs: [290961024],
         attributes: [
@@ -114,12 +114,12 @@ public final class DepartmentEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `DepartmentEntity` and each of its subclasses.
-extension DepartmentEntity: FetchableObject {}
+nonisolated extension DepartmentEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension DepartmentEntity: Swift.Identifiable {
+nonisolated extension DepartmentEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension DepartmentEntity {
+nonisolated extension DepartmentEntity {
 }

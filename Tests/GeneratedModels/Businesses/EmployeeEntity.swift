@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `EmployeeEntity`.
-public final class EmployeeEntity: ManagedObject {
+nonisolated public final class EmployeeEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "EmployeeEntity", table: "employee_entity", entityID: 569024870, fetchedEntityIDs: [569024870],
         attributes: [
@@ -136,14 +136,14 @@ public final class EmployeeEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `EmployeeEntity` and each of its subclasses.
-extension EmployeeEntity: FetchableObject {}
+nonisolated extension EmployeeEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension EmployeeEntity: Swift.Identifiable {
+nonisolated extension EmployeeEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension EmployeeEntity {
+nonisolated extension EmployeeEntity {
 
     /// The fetch request template `EmployeesOfBusiness`.
     public static func fetchEmployeesOfBusiness(BUSINESS: BusinessEntity, in objectContext: ObjectContext) throws -> [EmployeeEntity] {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `FruitEntity`.
-public final class FruitEntity: ManagedObject {
+nonisolated public final class FruitEntity: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "FruitEntity", table: "fruit_entity", entityID: 791363190, fetchedEntityIDs: [791363190],
         attributes: [
@@ -76,12 +76,12 @@ public final class FruitEntity: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `FruitEntity` and each of its subclasses.
-extension FruitEntity: FetchableObject {}
+nonisolated extension FruitEntity: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension FruitEntity: Swift.Identifiable {
+nonisolated extension FruitEntity: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension FruitEntity {
+nonisolated extension FruitEntity {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Artist`.
-public final class Artist: ManagedObject {
+nonisolated public final class Artist: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Artist", table: "artist", entityID: 343332862, fetchedEntityIDs: [343332862],
         attributes: [
@@ -99,12 +99,12 @@ public final class Artist: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Artist` and each of its subclasses.
-extension Artist: FetchableObject {}
+nonisolated extension Artist: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Artist: Swift.Identifiable {
+nonisolated extension Artist: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Artist {
+nonisolated extension Artist {
 }

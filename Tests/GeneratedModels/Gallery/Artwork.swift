@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Artwork`.
-public class Artwork: ManagedObject {
+nonisolated public class Artwork: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Artwork", table: "artwork", entityID: 61659503, fetchedEntityIDs: [21996201, 61659503, 1394710915, 1748110632, 2128570709],
         attributes: [
@@ -114,12 +114,12 @@ public class Artwork: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Artwork` and each of its subclasses.
-extension Artwork: FetchableObject {}
+nonisolated extension Artwork: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Artwork: Swift.Identifiable {
+nonisolated extension Artwork: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Artwork {
+nonisolated extension Artwork {
 }

@@ -4,11 +4,11 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 // `Photo` generates a category: declare the class yourself, e.g.
-// `public class Photo: Artwork {}`; its properties are stored by the runtime.
-extension Photo: GeneratedEntity {
+// `nonisolated public class Photo: Artwork {}`; its properties are stored by the runtime.
+nonisolated extension Photo: GeneratedEntity {
 
     public var camera: String? {
         get { storedValue(atSlot: 2, default: nil) }
@@ -83,5 +83,5 @@ extension Photo: GeneratedEntity {
     }
 }
 
-extension Photo {
+nonisolated extension Photo {
 }

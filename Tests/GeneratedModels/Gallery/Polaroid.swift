@@ -4,12 +4,12 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 // `Polaroid` generates a category: declare the class yourself, e.g.
-// `public final class Polaroid: Photo {}`; its properties are stored by the runtime.
+// `nonisolated public final class Polaroid: Photo {}`; its properties are stored by the runtime.
 // Its conformance to `GeneratedEntity` comes from `Photo`, whose members hand over to these.
-extension Polaroid {
+nonisolated extension Polaroid {
 
     public var film: String {
         get { storedValue(atSlot: 6, default: "SX-70") }
@@ -64,5 +64,5 @@ extension Polaroid {
     }
 }
 
-extension Polaroid {
+nonisolated extension Polaroid {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Print`.
-public final class Print: Photo {
+nonisolated public final class Print: Photo {
     private static let entityMetadata = EntityDescription(
         name: "Print", table: "artwork", entityID: 1748110632, fetchedEntityIDs: [1748110632],
         attributes: [
@@ -96,5 +96,5 @@ public final class Print: Photo {
     }
 }
 
-extension Print {
+nonisolated extension Print {
 }

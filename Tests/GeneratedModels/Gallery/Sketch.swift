@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Sketch`.
-public final class Sketch: Artwork {
+nonisolated public final class Sketch: Artwork {
     private static let entityMetadata = EntityDescription(
         name: "Sketch", table: "artwork", entityID: 21996201, fetchedEntityIDs: [21996201],
         attributes: [
@@ -88,5 +88,5 @@ public final class Sketch: Artwork {
     }
 }
 
-extension Sketch {
+nonisolated extension Sketch {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Grade`.
-public final class Grade: ManagedObject {
+nonisolated public final class Grade: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Grade", table: "grade", entityID: 1644290004, fetchedEntityIDs: [1644290004],
         attributes: [
@@ -117,12 +117,12 @@ public final class Grade: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Grade` and each of its subclasses.
-extension Grade: FetchableObject {}
+nonisolated extension Grade: FetchableObject {}
 
 /// Identified by its `id`.
-extension Grade: Swift.Identifiable {}
+nonisolated extension Grade: Swift.Identifiable {}
 
-extension Grade {
+nonisolated extension Grade {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(id: UUID, in objectContext: ObjectContext) throws -> Grade? {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Quiz`.
-public final class Quiz: ManagedObject {
+nonisolated public final class Quiz: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Quiz", table: "quiz", entityID: 1370743572, fetchedEntityIDs: [1370743572],
         attributes: [
@@ -120,12 +120,12 @@ public final class Quiz: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Quiz` and each of its subclasses.
-extension Quiz: FetchableObject {}
+nonisolated extension Quiz: FetchableObject {}
 
 /// Identified by its `id`.
-extension Quiz: Swift.Identifiable {}
+nonisolated extension Quiz: Swift.Identifiable {}
 
-extension Quiz {
+nonisolated extension Quiz {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(id: UUID, in objectContext: ObjectContext) throws -> Quiz? {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Student`.
-public final class Student: ManagedObject {
+nonisolated public final class Student: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Student", table: "student", entityID: 436715712, fetchedEntityIDs: [436715712],
         attributes: [
@@ -141,12 +141,12 @@ public final class Student: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Student` and each of its subclasses.
-extension Student: FetchableObject {}
+nonisolated extension Student: FetchableObject {}
 
 /// Identified by its `id`.
-extension Student: Swift.Identifiable {}
+nonisolated extension Student: Swift.Identifiable {}
 
-extension Student {
+nonisolated extension Student {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(id: UUID, in objectContext: ObjectContext) throws -> Student? {

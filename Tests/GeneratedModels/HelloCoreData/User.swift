@@ -4,11 +4,11 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 // `User` generates a category: declare the class yourself, e.g.
-// `public final class User: ManagedObject {}`; its properties are stored by the runtime.
-extension User: GeneratedEntity {
+// `nonisolated public final class User: ManagedObject {}`; its properties are stored by the runtime.
+nonisolated extension User: GeneratedEntity {
 
     public var hobby: String {
         get { storedValue(atSlot: 0, default: "") }
@@ -62,10 +62,10 @@ extension User: GeneratedEntity {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `User` and each of its subclasses.
-extension User: FetchableObject {}
+nonisolated extension User: FetchableObject {}
 
 /// Identified by its `id`.
-extension User: Swift.Identifiable {}
+nonisolated extension User: Swift.Identifiable {}
 
-extension User {
+nonisolated extension User {
 }

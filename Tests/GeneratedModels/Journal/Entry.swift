@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Entry`.
-public final class Entry: ManagedObject {
+nonisolated public final class Entry: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Entry", table: "entry", entityID: 482340147, fetchedEntityIDs: [482340147],
         attributes: [
@@ -139,12 +139,12 @@ public final class Entry: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Entry` and each of its subclasses.
-extension Entry: FetchableObject {}
+nonisolated extension Entry: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Entry: Swift.Identifiable {
+nonisolated extension Entry: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Entry {
+nonisolated extension Entry {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Tag`.
-public final class Tag: ManagedObject {
+nonisolated public final class Tag: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Tag", table: "tag", entityID: 2021872691, fetchedEntityIDs: [2021872691],
         attributes: [
@@ -99,12 +99,12 @@ public final class Tag: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Tag` and each of its subclasses.
-extension Tag: FetchableObject {}
+nonisolated extension Tag: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Tag: Swift.Identifiable {
+nonisolated extension Tag: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Tag {
+nonisolated extension Tag {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Audiobook`.
-public final class Audiobook: Media {
+nonisolated public final class Audiobook: Media {
     private static let entityMetadata = EntityDescription(
         name: "Audiobook", table: "media", entityID: 1519706460, fetchedEntityIDs: [1519706460],
         attributes: [
@@ -110,5 +110,5 @@ public final class Audiobook: Media {
     }
 }
 
-extension Audiobook {
+nonisolated extension Audiobook {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Author`.
-public final class Author: ManagedObject {
+nonisolated public final class Author: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Author", table: "author", entityID: 361744246, fetchedEntityIDs: [361744246],
         attributes: [
@@ -119,14 +119,14 @@ public final class Author: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Author` and each of its subclasses.
-extension Author: FetchableObject {}
+nonisolated extension Author: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Author: Swift.Identifiable {
+nonisolated extension Author: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Author {
+nonisolated extension Author {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(name: String, in objectContext: ObjectContext) throws -> Author? {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Book`.
-public final class Book: Media {
+nonisolated public final class Book: Media {
     private static let entityMetadata = EntityDescription(
         name: "Book", table: "media", entityID: 678699352, fetchedEntityIDs: [678699352],
         attributes: [
@@ -126,7 +126,7 @@ public final class Book: Media {
     }
 }
 
-extension Book {
+nonisolated extension Book {
 
     /// The fetch request template `BooksByAuthorName`.
     public static func fetchBooksByAuthorName(NAME: String, in objectContext: ObjectContext) throws -> [Book] {

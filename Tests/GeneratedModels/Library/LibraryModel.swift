@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum LibraryModel {
+nonisolated public enum LibraryModel {
     public static let model = PersistentStore.Model(
         name: "Library",
         sqliteDDL: #"""
@@ -380,7 +380,7 @@ INSERT INTO "_modelgen_metadata" ("key", "value") VALUES
 }
 
 /// The composite attribute type `Address`.
-public struct Address: Hashable, Sendable {
+nonisolated public struct Address: Hashable, Sendable {
     public var city: String?
     public var street: String?
 

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Loan`.
-public final class Loan: ManagedObject {
+nonisolated public final class Loan: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Loan", table: "loan", entityID: 1857006459, fetchedEntityIDs: [1857006459],
         attributes: [
@@ -113,12 +113,12 @@ public final class Loan: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Loan` and each of its subclasses.
-extension Loan: FetchableObject {}
+nonisolated extension Loan: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Loan: Swift.Identifiable {
+nonisolated extension Loan: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Loan {
+nonisolated extension Loan {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Media`.
-public class Media: ManagedObject {
+nonisolated public class Media: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Media", table: "media", entityID: 1359989411, fetchedEntityIDs: [678699352, 1359989411, 1519706460],
         attributes: [
@@ -120,12 +120,12 @@ public class Media: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Media` and each of its subclasses.
-extension Media: FetchableObject {}
+nonisolated extension Media: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Media: Swift.Identifiable {
+nonisolated extension Media: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Media {
+nonisolated extension Media {
 }

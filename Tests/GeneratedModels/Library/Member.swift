@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Member`.
-public final class Member: ManagedObject {
+nonisolated public final class Member: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Member", table: "member", entityID: 2130050275, fetchedEntityIDs: [2130050275],
         attributes: [
@@ -165,14 +165,14 @@ public final class Member: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Member` and each of its subclasses.
-extension Member: FetchableObject {}
+nonisolated extension Member: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Member: Swift.Identifiable {
+nonisolated extension Member: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Member {
+nonisolated extension Member {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(email: String, in objectContext: ObjectContext) throws -> Member? {

@@ -4,11 +4,11 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 // `Note` generates a category: declare the class yourself, e.g.
-// `public final class Note: ManagedObject {}`; its properties are stored by the runtime.
-extension Note: GeneratedEntity {
+// `nonisolated public final class Note: ManagedObject {}`; its properties are stored by the runtime.
+nonisolated extension Note: GeneratedEntity {
 
     public var created: Date? {
         get { storedValue(atSlot: 0, default: nil) }
@@ -56,12 +56,12 @@ extension Note: GeneratedEntity {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Note` and each of its subclasses.
-extension Note: FetchableObject {}
+nonisolated extension Note: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Note: Swift.Identifiable {
+nonisolated extension Note: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Note {
+nonisolated extension Note {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Reminder`.
-public final class Reminder: ManagedObject {
+nonisolated public final class Reminder: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Reminder", table: "reminder", entityID: 862434479, fetchedEntityIDs: [862434479],
         attributes: [
@@ -90,12 +90,12 @@ public final class Reminder: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Reminder` and each of its subclasses.
-extension Reminder: FetchableObject {}
+nonisolated extension Reminder: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Reminder: Swift.Identifiable {
+nonisolated extension Reminder: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Reminder {
+nonisolated extension Reminder {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Shelf`.
-public final class Shelf: ManagedObject {
+nonisolated public final class Shelf: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Shelf", table: "shelf", entityID: 806967779, fetchedEntityIDs: [806967779],
         attributes: [
@@ -99,14 +99,14 @@ public final class Shelf: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Shelf` and each of its subclasses.
-extension Shelf: FetchableObject {}
+nonisolated extension Shelf: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Shelf: Swift.Identifiable {
+nonisolated extension Shelf: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Shelf {
+nonisolated extension Shelf {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(label: String, in objectContext: ObjectContext) throws -> Shelf? {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Person`.
-public final class Person: ManagedObject {
+nonisolated public final class Person: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Person", table: "person", entityID: 1131342752, fetchedEntityIDs: [1131342752],
         attributes: [
@@ -96,14 +96,14 @@ public final class Person: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Person` and each of its subclasses.
-extension Person: FetchableObject {}
+nonisolated extension Person: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Person: Swift.Identifiable {
+nonisolated extension Person: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Person {
+nonisolated extension Person {
 
     /// The fetch request template `PeopleWithSSN`.
     public static func fetchPeopleWithSSN(SSN: Int16, in objectContext: ObjectContext) throws -> [Person] {

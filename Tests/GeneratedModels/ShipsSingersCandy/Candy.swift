@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Candy`.
-public final class Candy: ManagedObject {
+nonisolated public final class Candy: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Candy", table: "candy", entityID: 437141246, fetchedEntityIDs: [437141246],
         attributes: [
@@ -89,12 +89,12 @@ public final class Candy: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Candy` and each of its subclasses.
-extension Candy: FetchableObject {}
+nonisolated extension Candy: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Candy: Swift.Identifiable {
+nonisolated extension Candy: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Candy {
+nonisolated extension Candy {
 }

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Country`.
-public final class Country: ManagedObject {
+nonisolated public final class Country: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Country", table: "country", entityID: 83164785, fetchedEntityIDs: [83164785],
         attributes: [
@@ -119,14 +119,14 @@ public final class Country: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Country` and each of its subclasses.
-extension Country: FetchableObject {}
+nonisolated extension Country: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Country: Swift.Identifiable {
+nonisolated extension Country: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Country {
+nonisolated extension Country {
 
     /// The object with these values of a uniqueness constraint, if any.
     public static func find(shortName: String, in objectContext: ObjectContext) throws -> Country? {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Ship`.
-public final class Ship: ManagedObject {
+nonisolated public final class Ship: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Ship", table: "ship", entityID: 746798495, fetchedEntityIDs: [746798495],
         attributes: [
@@ -96,14 +96,14 @@ public final class Ship: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Ship` and each of its subclasses.
-extension Ship: FetchableObject {}
+nonisolated extension Ship: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Ship: Swift.Identifiable {
+nonisolated extension Ship: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Ship {
+nonisolated extension Ship {
 
     /// The fetch request template `ShipsInUniverse`.
     public static func fetchShipsInUniverse(UNIVERSE: String, in objectContext: ObjectContext) throws -> [Ship] {

@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Singer`.
-public final class Singer: ManagedObject {
+nonisolated public final class Singer: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Singer", table: "singer", entityID: 1552747081, fetchedEntityIDs: [1552747081],
         attributes: [
@@ -96,12 +96,12 @@ public final class Singer: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Singer` and each of its subclasses.
-extension Singer: FetchableObject {}
+nonisolated extension Singer: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Singer: Swift.Identifiable {
+nonisolated extension Singer: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Singer {
+nonisolated extension Singer {
 }

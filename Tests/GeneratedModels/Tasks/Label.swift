@@ -5,14 +5,14 @@ import Observation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
-// `style` is a `LabelStyle`: a `RawRepresentable` type whose raw value is `String`.
-// `palette` is a `[String]`: a `Codable` type, stored as JSON.
+// `style` is a `LabelStyle`: a `RawRepresentable` type whose raw value is `String` (`nonisolated` in a target whose default isolation is the main actor).
+// `palette` is a `[String]`: a `Codable` type, stored as JSON (`nonisolated` in a target whose default isolation is the main actor).
 
 // `Label` generates a category: declare the class yourself, e.g.
-// `public final class Label: ManagedObject {}`; its properties are stored by the runtime.
-extension Label: GeneratedEntity {
+// `nonisolated public final class Label: ManagedObject {}`; its properties are stored by the runtime.
+nonisolated extension Label: GeneratedEntity {
 
     public var name: String {
         get { storedValue(atSlot: 0, default: "") }
@@ -67,12 +67,12 @@ extension Label: GeneratedEntity {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Label` and each of its subclasses.
-extension Label: FetchableObject {}
+nonisolated extension Label: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Label: Swift.Identifiable {
+nonisolated extension Label: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Label {
+nonisolated extension Label {
 }

@@ -5,12 +5,12 @@ import Observation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
-// `kind` is a `ProjectKind`: a `RawRepresentable` type whose raw value is `Int16`.
+// `kind` is a `ProjectKind`: a `RawRepresentable` type whose raw value is `Int16` (`nonisolated` in a target whose default isolation is the main actor).
 
 /// The entity `Project`.
-public final class Project: ManagedObject, Observation.Observable {
+nonisolated public final class Project: ManagedObject, Observation.Observable {
     private static let entityMetadata = EntityDescription(
         name: "Project", table: "project", entityID: 2069883486, fetchedEntityIDs: [2069883486],
         attributes: [
@@ -148,12 +148,12 @@ public final class Project: ManagedObject, Observation.Observable {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Project` and each of its subclasses.
-extension Project: FetchableObject {}
+nonisolated extension Project: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Project: Swift.Identifiable {
+nonisolated extension Project: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Project {
+nonisolated extension Project {
 }

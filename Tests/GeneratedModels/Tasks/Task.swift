@@ -5,18 +5,18 @@ import Observation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
-// `checklist` is a `Checklist`: a `Codable` type, stored as JSON.
-// `color` is a `Color`: stored by the value transformer registered as "ColorTransformer" (`ValueTransformers.register`).
-// `estimate` is a `Points`: a `RawRepresentable` type whose raw value is `Int32`.
-// `flags` is a `TaskFlags`: a `RawRepresentable` type whose raw value is `Int64`.
-// `priority` is a `Priority`: a `RawRepresentable` type whose raw value is `Int16`.
-// `state` is a `TaskState`: a `RawRepresentable` type whose raw value is `String`.
-// `tags` is a `[String]`: a `Codable` type, stored as JSON.
+// `checklist` is a `Checklist`: a `Codable` type, stored as JSON (`nonisolated` in a target whose default isolation is the main actor).
+// `color` is a `Color`: stored by the value transformer registered as "ColorTransformer" (`ValueTransformers.register`) (`nonisolated` in a target whose default isolation is the main actor).
+// `estimate` is a `Points`: a `RawRepresentable` type whose raw value is `Int32` (`nonisolated` in a target whose default isolation is the main actor).
+// `flags` is a `TaskFlags`: a `RawRepresentable` type whose raw value is `Int64` (`nonisolated` in a target whose default isolation is the main actor).
+// `priority` is a `Priority`: a `RawRepresentable` type whose raw value is `Int16` (`nonisolated` in a target whose default isolation is the main actor).
+// `state` is a `TaskState`: a `RawRepresentable` type whose raw value is `String` (`nonisolated` in a target whose default isolation is the main actor).
+// `tags` is a `[String]`: a `Codable` type, stored as JSON (`nonisolated` in a target whose default isolation is the main actor).
 
 /// The entity `Task`.
-public final class Task: ManagedObject, Observation.Observable {
+nonisolated public final class Task: ManagedObject, Observation.Observable {
     private static let entityMetadata = EntityDescription(
         name: "Task", table: "task", entityID: 1995390348, fetchedEntityIDs: [1995390348],
         attributes: [
@@ -320,12 +320,12 @@ public final class Task: ManagedObject, Observation.Observable {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Task` and each of its subclasses.
-extension Task: FetchableObject {}
+nonisolated extension Task: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Task: Swift.Identifiable {
+nonisolated extension Task: Swift.Identifiable {
     public var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Task {
+nonisolated extension Task {
 }

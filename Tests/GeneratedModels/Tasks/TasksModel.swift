@@ -5,10 +5,10 @@ import Observation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The model's metadata: what `PersistentStore` needs to create and check a store.
-public enum TasksModel {
+nonisolated public enum TasksModel {
     public static let model = PersistentStore.Model(
         name: "Tasks",
         sqliteDDL: #"""

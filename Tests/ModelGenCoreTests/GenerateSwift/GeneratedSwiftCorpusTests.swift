@@ -67,7 +67,9 @@ import Testing
             let url = directory.appendingPathComponent(file.name)
             try file.contents.write(to: url, atomically: true, encoding: .utf8)
             urls.append(url)
-            if let match = file.contents.firstMatch(of: /\/\/ `((?:public |package )?(?:final )?class [^`]+)`/) {
+            if let match = file.contents.firstMatch(
+                of: /\/\/ `((?:nonisolated )?(?:public |package )?(?:final )?class [^`]+)`/)
+            {
                 userClasses += match.1 + "\n"
             }
             userTypes(in: file.contents, access: access, into: &declared, &userClasses)
@@ -84,13 +86,14 @@ import Testing
         in contents: String, access: SwiftGenerationOptions.Access, into declared: inout Set<String>,
         _ text: inout String
     ) {
-        let open = access == .internal ? "" : access.rawValue + " "
+        let access = access == .internal ? "" : access.rawValue + " "
         for match in contents.matches(of: /(?m)^\/\/ `[^`]+` is a `([A-Za-z_][A-Za-z0-9_]*)`: (.*)$/) {
             let name = String(match.1)
             guard declared.insert(name).inserted else { continue }
+            let open = (match.2.contains("`nonisolated`") ? "nonisolated " : "") + access
             if let raw = match.2.firstMatch(of: /raw value is `([A-Za-z0-9]+)`/) {
                 text +=
-                    "\(open)struct \(name): RawRepresentable { \(open)var rawValue: \(raw.1); \(open)init(rawValue: \(raw.1)) { self.rawValue = rawValue } }\n"
+                    "\(open)struct \(name): RawRepresentable { \(access)var rawValue: \(raw.1); \(access)init(rawValue: \(raw.1)) { self.rawValue = rawValue } }\n"
             } else if match.2.contains("`Codable`") {
                 text += "\(open)struct \(name): Codable {}\n"
             } else {
@@ -130,6 +133,35 @@ import Testing
             #expect(
                 try String(contentsOf: files[0], encoding: .utf8).contains("package "), "\(name): package declarations")
             let output = try Self.typecheck(swiftc, files.map(\.path), extra: ["-package-name", "ModelGenTests"])
+            let diagnostics = Self.diagnostics(output)
+            #expect(
+                output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))"
+            )
+        }
+    }
+
+    /// A target whose code is on the main actor unless it says otherwise (Swift 6.2's
+    /// `defaultIsolation(MainActor.self)`, the `-default-isolation MainActor` it passes to the
+    /// compiler): the generated declarations are `nonisolated`, as their base class is, so they
+    /// compile there too — with the user's own classes of `category` entities, as the comments
+    /// show them, and the torture model's names.
+    @Test func mainActorDefaultIsolationTypeChecks() throws {
+        let swiftc = try #require(Self.swiftc(), "swiftc is not on PATH")
+        let root = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var sources = try ReferenceTests.models.map { name in
+            (
+                name,
+                try #require(
+                    TestPaths.files(
+                        named: "contents", under: TestPaths.models.appendingPathComponent(name + ".xcdatamodeld")
+                    ).first)
+            )
+        }
+        sources.append(("Torture", Self.tortureContents))
+        for (name, contents) in sources {
+            let files = try Self.generate(contents, into: root.appendingPathComponent(name))
+            let output = try Self.typecheck(swiftc, files.map(\.path), extra: ["-default-isolation", "MainActor"])
             let diagnostics = Self.diagnostics(output)
             #expect(
                 output.status == 0 && diagnostics.isEmpty, "\(name):\n\(diagnostics.prefix(20).joined(separator: "\n"))"

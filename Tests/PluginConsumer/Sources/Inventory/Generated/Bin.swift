@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Bin`.
-final class Bin: ManagedObject {
+nonisolated final class Bin: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Bin", table: "bin", entityID: 1070689374, fetchedEntityIDs: [1070689374],
         attributes: [
@@ -99,12 +99,12 @@ final class Bin: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Bin` and each of its subclasses.
-extension Bin: FetchableObject {}
+nonisolated extension Bin: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Bin: Swift.Identifiable {
+nonisolated extension Bin: Swift.Identifiable {
     var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Bin {
+nonisolated extension Bin {
 }

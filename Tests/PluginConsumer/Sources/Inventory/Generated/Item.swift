@@ -4,10 +4,10 @@ import Foundation
 @_spi(Generated) import ModelGenRuntime
 
 /// Fails to compile against a ModelGenRuntime of another generated-code contract.
-private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
+nonisolated private enum GeneratedCodeVersionCheck: GeneratedCodeVersion_0_2 {}
 
 /// The entity `Item`.
-final class Item: ManagedObject {
+nonisolated final class Item: ManagedObject {
     private static let entityMetadata = EntityDescription(
         name: "Item", table: "item", entityID: 526680070, fetchedEntityIDs: [526680070],
         attributes: [
@@ -110,12 +110,12 @@ final class Item: ManagedObject {
 
 /// `fetchRequest()`, `fetch(in:where:sortedBy:limit:)`, `count(in:where:)` and `first(in:where:sortedBy:)`,
 /// typed for `Item` and each of its subclasses.
-extension Item: FetchableObject {}
+nonisolated extension Item: FetchableObject {}
 
 /// Identified by the object itself (one object per row in a context), as Core Data's objects are.
-extension Item: Swift.Identifiable {
+nonisolated extension Item: Swift.Identifiable {
     var id: Swift.ObjectIdentifier { Swift.ObjectIdentifier(self) }
 }
 
-extension Item {
+nonisolated extension Item {
 }
