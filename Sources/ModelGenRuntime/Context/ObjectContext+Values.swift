@@ -143,20 +143,15 @@ struct ValuesQuery {
         var column = qualifier + EntityDescription.quoted(attribute.column)
         if let index = path.relationship { column = related(column, entity.relationships[index], entity) }
         let text = attribute.type == .string || attribute.type == .url
-        let postgres = dialect.engine == .postgres
         switch term.function {
         case .value: return column
         case .count: return "count(*)"
         case .countValues: return "count(\(column))"
         case .countDistinct: return "count(DISTINCT \(column))"
         case .sum:
-            if attribute.type == .double || attribute.type == .float {
-                return postgres
-                    ? "coalesce(sum(CAST(\(column) AS double precision)), 0)" : "coalesce(sum(\(column)), 0.0)"
-            }
-            return postgres ? "coalesce(CAST(sum(\(column)) AS bigint), 0)" : "coalesce(sum(\(column)), 0)"
-        case .average:
-            return postgres ? "CAST(avg(\(column)) AS double precision)" : "avg(\(column))"
+            let real = attribute.type == .double || attribute.type == .float
+            return real ? dialect.sumOfReals(column) : dialect.sumOfIntegers(column)
+        case .average: return dialect.average(column)
         case .min, .max:
             let name = term.function == .min ? "min" : "max"
             return "\(name)(\(text ? dialect.byteOrderedText(column) : column))"

@@ -36,6 +36,9 @@ protocol ConnectionDriver: AnyObject {
     func reconnectIfNeeded() throws(DatabaseError)
     /// Reports every statement to `tracer`; `nil` stops reporting.
     func setTracer(_ tracer: SQLTracer?)
+    /// Puts back the session settings a migration's statements change (SQLite's
+    /// `legacy_alter_table` and `foreign_keys`) after it failed and was rolled back.
+    func restoreSettingsAfterMigration()
     func close()
 }
 

@@ -18,6 +18,9 @@ extension PostgresConnection: ConnectionDriver {
     /// Statements end with their result: nothing stays open.
     func resetActiveStatements() {}
 
+    /// A migration changes no session setting here.
+    func restoreSettingsAfterMigration() {}
+
     @discardableResult
     func flush() throws(DatabaseError) -> [Int] { try flushPipeline() }
 

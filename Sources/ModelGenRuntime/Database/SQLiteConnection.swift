@@ -114,6 +114,11 @@ final class SQLiteConnection: ConnectionDriver {
     }
 
     func flush() throws(DatabaseError) -> [Int] { [] }
+
+    func restoreSettingsAfterMigration() {
+        try? execute("PRAGMA legacy_alter_table = OFF")
+        try? execute("PRAGMA foreign_keys = ON")
+    }
     var queuedCount: Int { 0 }
     func reconnectIfNeeded() throws(DatabaseError) {}
 

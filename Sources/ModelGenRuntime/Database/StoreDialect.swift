@@ -89,4 +89,66 @@ public struct StoreDialect: Sendable, Hashable {
         case .postgres: return "INSERT INTO \(table) (\(list)) VALUES (\(values)) ON CONFLICT DO NOTHING"
         }
     }
+
+    /// A query that returns a row when the store's metadata table exists.
+    var metadataTableExists: String {
+        switch engine {
+        case .sqlite: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '_modelgen_metadata'"
+        case .postgres: #"SELECT 1 WHERE to_regclass('"_modelgen_metadata"') IS NOT NULL"#
+        }
+    }
+
+    /// The sum of a floating-point column, `0.0` over no rows, as a `double`.
+    func sumOfReals(_ column: String) -> String {
+        engine == .sqlite ? "coalesce(sum(\(column)), 0.0)" : "coalesce(sum(CAST(\(column) AS double precision)), 0)"
+    }
+
+    /// The sum of an integer column, `0` over no rows, as a 64-bit integer (PostgreSQL sums
+    /// `bigint` into `numeric`).
+    func sumOfIntegers(_ column: String) -> String {
+        engine == .sqlite ? "coalesce(sum(\(column)), 0)" : "coalesce(CAST(sum(\(column)) AS bigint), 0)"
+    }
+
+    /// The average of a numeric column as a `double` (PostgreSQL averages integers into `numeric`).
+    func average(_ column: String) -> String {
+        engine == .sqlite ? "avg(\(column))" : "CAST(avg(\(column)) AS double precision)"
+    }
+
+    /// Where a text is looked for in a column.
+    enum TextMatch {
+        case prefix, suffix, substring
+    }
+
+    /// Whether `column` begins with, ends with or contains `text` (not empty), compared exactly.
+    /// SQLite compares bytes: its text functions stop at a NUL character, bytes do not (and the
+    /// same characters are the same UTF-8 bytes). PostgreSQL text holds no NUL and its functions
+    /// count characters (code points).
+    func textMatch(_ match: TextMatch, column: String, text: String) -> SQLFragment {
+        switch engine {
+        case .sqlite:
+            let bytes = SQLArgument(.blob(Array(text.utf8)))
+            let bytesOfColumn = "CAST(\(column) AS BLOB)"
+            switch match {
+            case .prefix:
+                return SQLFragment(
+                    sql: "substr(\(bytesOfColumn), 1, ?) = ?", arguments: [.key(Int64(text.utf8.count)), bytes])
+            case .suffix:
+                return SQLFragment(
+                    sql: "substr(\(bytesOfColumn), ?) = ?", arguments: [.key(-Int64(text.utf8.count)), bytes])
+            case .substring: return SQLFragment(sql: "instr(\(bytesOfColumn), ?) > 0", arguments: [bytes])
+            }
+        case .postgres:
+            let characters = Int64(text.unicodeScalars.count)
+            let pattern = SQLArgument(.text(text))
+            switch match {
+            case .prefix:
+                return SQLFragment(
+                    sql: "left(\(column), CAST(? AS integer)) = ?", arguments: [.key(characters), pattern])
+            case .suffix:
+                return SQLFragment(
+                    sql: "right(\(column), CAST(? AS integer)) = ?", arguments: [.key(characters), pattern])
+            case .substring: return SQLFragment(sql: "strpos(\(column), ?) > 0", arguments: [pattern])
+            }
+        }
+    }
 }

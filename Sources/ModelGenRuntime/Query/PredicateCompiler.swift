@@ -242,43 +242,22 @@ struct CompiledPredicate<T: ManagedObject> {
         case .beginsWith, .endsWith, .contains:
             guard case .text(let text) = value else { return dialect.falseCondition }
             if text.isEmpty { return "\(column) IS NOT NULL" }
-            switch dialect.engine {
-            case .sqlite:
-                // Compared as bytes: SQLite's text functions stop at a NUL character, bytes do not
-                // (and the same characters are the same UTF-8 bytes).
-                let bytes = SQLArgument(.blob(Array(text.utf8)))
-                let bytesOfColumn = "CAST(\(column) AS BLOB)"
-                switch op {
-                case .beginsWith:
-                    parameters += [.key(Int64(text.utf8.count)), bytes]
-                    return "substr(\(bytesOfColumn), 1, ?) = ?"
-                case .endsWith:
-                    parameters += [.key(-Int64(text.utf8.count)), bytes]
-                    return "substr(\(bytesOfColumn), ?) = ?"
-                default:
-                    parameters.append(bytes)
-                    return "instr(\(bytesOfColumn), ?) > 0"
-                }
-            case .postgres:
-                // PostgreSQL text holds no NUL and its functions count characters (code points).
-                let characters = Int64(text.unicodeScalars.count)
-                let pattern = SQLArgument(.text(text))
-                switch op {
-                case .beginsWith:
-                    parameters += [.key(characters), pattern]
-                    return "left(\(column), CAST(? AS integer)) = ?"
-                case .endsWith:
-                    parameters += [.key(characters), pattern]
-                    return "right(\(column), CAST(? AS integer)) = ?"
-                default:
-                    parameters.append(pattern)
-                    return "strpos(\(column), ?) > 0"
-                }
-            }
+            let match: StoreDialect.TextMatch =
+                op == .beginsWith ? .prefix : op == .endsWith ? .suffix : .substring
+            let fragment = dialect.textMatch(match, column: column, text: text)
+            parameters += fragment.arguments
+            return fragment.sql
         case .like, .matches, .in, .between:
             return nil
         }
     }
+}
+
+/// A piece of runtime SQL and the values of its parameters (`?`), in order: built together, so
+/// they cannot drift apart.
+struct SQLFragment {
+    var sql: String
+    var arguments: [SQLArgument]
 }
 
 /// A value bound to a parameter of runtime SQL, with the type of the attribute it is compared

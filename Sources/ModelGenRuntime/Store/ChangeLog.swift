@@ -93,10 +93,28 @@ final class ChangeLog: @unchecked Sendable {
     }
 }
 
-/// A weak reference to a context bound to a queue, handed to the change log's subscriber (which
-/// runs on the saving thread) and read only on the context's queue.
+/// A weak reference to a context bound to a queue or an actor, handed to the change log's
+/// subscriber (which runs on the saving thread) and read only on the context's queue or actor.
 final class MergeTarget: @unchecked Sendable {
     weak var context: ObjectContext?
+    private let lock = NSLock()
+    private var isMergeScheduled = false
 
     init(_ context: ObjectContext) { self.context = context }
+
+    /// Whether a merge is to be scheduled now: none is scheduled and not yet started.
+    func scheduleMerge() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isMergeScheduled else { return false }
+        isMergeScheduled = true
+        return true
+    }
+
+    /// The scheduled merge starts: a save noticed from now on schedules another.
+    func mergeStarted() {
+        lock.lock()
+        isMergeScheduled = false
+        lock.unlock()
+    }
 }

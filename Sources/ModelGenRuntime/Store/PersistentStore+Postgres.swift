@@ -30,7 +30,7 @@ extension PersistentStore {
             existing = try connection.transaction {
                 // One opener at a time creates the schema (the lock ends with the transaction).
                 try connection.execute("SELECT pg_advisory_xact_lock(\(Self.schemaLockKey))")
-                if let recorded = try Self.recordedHashPostgres(connection) { return recorded }
+                if let recorded = try Self.recordedHash(connection) { return recorded }
                 try Self.checkEmptyPostgres(connection)
                 try connection.execute(ddl)
                 return nil
@@ -82,16 +82,6 @@ extension PersistentStore {
 
     /// The advisory lock key under which a PostgreSQL schema is created or migrated.
     private static let schemaLockKey: Int64 = 0x6d6f_6465_6c67_656e
-
-    static func recordedHashPostgres(_ connection: Connection) throws(DatabaseError) -> String? {
-        let exists = try connection.cachedStatement("SELECT to_regclass('\"_modelgen_metadata\"') IS NOT NULL")
-        defer { exists.reset() }
-        guard try exists.step(), exists.int64(0) != 0 else { return nil }
-        let hash = try connection.cachedStatement(
-            #"SELECT "value" FROM "_modelgen_metadata" WHERE "key" = 'schema_hash'"#)
-        defer { hash.reset() }
-        return try hash.step() ? hash.string(0) : ""
-    }
 
     /// Refuses a schema with tables but no modelgen metadata (another program's data).
     private static func checkEmptyPostgres(_ connection: Connection) throws(DatabaseError) {

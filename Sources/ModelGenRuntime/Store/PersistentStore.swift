@@ -326,23 +326,15 @@ public final class PersistentStore: @unchecked Sendable {
             } catch {
                 // The statements run in one transaction: undo it and the connection settings.
                 try? connection.execute("ROLLBACK")
-                if connection.dialect.engine == .postgres {
-                    var failure = error
-                    failure.message =
-                        "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)"
-                    failure.sql = statement
-                    throw failure
-                }
-                try? connection.execute("PRAGMA legacy_alter_table = OFF")
-                try? connection.execute("PRAGMA foreign_keys = ON")
-                throw DatabaseError(
-                    .sqlite,
-                    "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)",
-                    sql: statement, sqliteCode: error.sqliteCode)
+                connection.driver.restoreSettingsAfterMigration()
+                var failure = error
+                failure.message =
+                    "migrating from version \(migration.version) failed at statement \(index + 1): \(error.message)"
+                failure.sql = statement
+                throw failure
             }
         }
-        let now =
-            try connection.dialect.engine == .postgres ? recordedHashPostgres(connection) : recordedHash(connection)
+        let now = try recordedHash(connection)
         guard now == model.schemaHash else {
             throw DatabaseError(
                 .migration, "migrating from version \(migration.version) did not give the current schema")
@@ -357,9 +349,10 @@ public final class PersistentStore: @unchecked Sendable {
         return try statement.step() ? statement.string(0) : nil
     }
 
-    private static func recordedHash(_ connection: Connection) throws(DatabaseError) -> String? {
-        let exists = try connection.cachedStatement(
-            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '_modelgen_metadata'")
+    /// The schema hash the store's metadata records: `nil` without a metadata table, `""`
+    /// without the row.
+    static func recordedHash(_ connection: Connection) throws(DatabaseError) -> String? {
+        let exists = try connection.cachedStatement(connection.dialect.metadataTableExists)
         defer { exists.reset() }
         guard try exists.step() else { return nil }
         let hash = try connection.cachedStatement(
@@ -400,6 +393,41 @@ public final class PersistentStore: @unchecked Sendable {
         return context
     }
 
+    /// A new context bound to `actor` (`MainActor.shared` for UI code, or an actor of the
+    /// program's), made on it and used only on it: every save of another context, store or
+    /// process is merged into it promptly on that actor, as `newContext(mergingOn:)` does on a
+    /// queue, and its observers are told there. The context belongs to the actor's isolation, so
+    /// in Swift 6 the compiler refuses code that would take it elsewhere.
+    ///
+    /// ```swift
+    /// @MainActor final class Library {
+    ///     let context: ObjectContext
+    ///     init(store: PersistentStore) { context = store.newContext(isolatedTo: MainActor.shared) }
+    /// }
+    /// actor Importer {
+    ///     var context: ObjectContext!
+    ///     func start(_ store: PersistentStore) { context = store.newContext(isolatedTo: self) }
+    /// }
+    /// ```
+    public func newContext(isolatedTo actor: isolated any Actor) -> ObjectContext {
+        let context = ObjectContext(store: self)
+        context.automaticallyMergesChangesFromStore = true
+        let reference = MergeTarget(context)
+        context.mergeSubscription = changeLog.subscribe { _ in
+            // One merge on its way at a time: it takes every save known when it runs.
+            guard reference.scheduleMerge() else { return }
+            Task { await Self.merge(reference, on: actor) }
+        }
+        externalChanges?.start()
+        return context
+    }
+
+    /// Merges the saves known now into the context of `target`, on the actor it is bound to.
+    private static func merge(_ target: MergeTarget, on actor: isolated any Actor) {
+        target.mergeStarted()
+        target.context?.mergeChangesFromStore()
+    }
+
     /// Called after every statement the store runs for its contexts (fetches, counts, saves,
     /// their transaction control, migrations from now on) with the statement's SQL and how long it
     /// took; for debugging, and for counting queries in tests. `nil`, the default, costs nothing.
@@ -433,7 +461,7 @@ public final class PersistentStore: @unchecked Sendable {
         do {
             return try scheduler.read(body)
         } catch {
-            guard error.code == .connectionLost, dialect.engine == .postgres, !scheduler.isHoldingOnCurrentThread
+            guard error.code == .connectionLost, !scheduler.isHoldingOnCurrentThread
             else { throw error }
             return try scheduler.read(body)
         }

@@ -232,7 +232,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let fruit = try String(contentsOf: output.appendingPathComponent("FruitEntity.swift"), encoding: .utf8)
         #expect(
-            fruit.contains("\nfinal class FruitEntity: ManagedObject, Observation.Observable {"),
+            fruit.contains("\nnonisolated final class FruitEntity: ManagedObject, Observation.Observable {"),
             "internal and observable")
         #expect(fruit.contains("// from the custom templates"), "templates found relative to the file")
 
@@ -242,7 +242,7 @@ import Testing
         ])
         #expect(overridden.status == 0, "\(overridden.stderr)")
         let publicFruit = try String(contentsOf: output.appendingPathComponent("FruitEntity.swift"), encoding: .utf8)
-        #expect(publicFruit.contains("\npublic final class FruitEntity"), "the command line wins")
+        #expect(publicFruit.contains("\nnonisolated public final class FruitEntity"), "the command line wins")
 
         for (text, message) in [
             (

@@ -61,7 +61,7 @@ import Testing
             "\(catalog.stderr)")
         let generated = try Self.generatedFile(package)
         let before = try String(contentsOf: generated, encoding: .utf8)
-        #expect(before.contains("\nfinal class Product"), "modelgen.json asks for internal access")
+        #expect(before.contains("\nnonisolated final class Product"), "modelgen.json asks for internal access")
         #expect(
             before.contains("final class Product: ManagedObject, Observation.Observable {"), "and observable classes")
 

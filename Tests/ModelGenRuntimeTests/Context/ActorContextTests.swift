@@ -1,0 +1,103 @@
+import Foundation
+import GeneratedModels
+import Testing
+
+@testable import ModelGenRuntime
+
+/// Contexts bound to an actor (`newContext(isolatedTo:)`): another context's save is merged into
+/// them promptly, on their actor, with no call of the program's, and their observers are told
+/// there — for an actor of the program's and for the main actor.
+@Suite struct ActorContextTests {
+    /// An actor that keeps a context and one object of it, as a model layer of an app would.
+    actor Viewer {
+        private var context: ObjectContext?
+        private var shown: User?
+        private var handle: ObservationHandle?
+        private(set) var observedChanges = 0
+        private(set) var observedOffActor = 0
+
+        func open(_ store: PersistentStore, user id: UUID) throws {
+            let context = store.newContext(isolatedTo: self)
+            self.context = context
+            shown = try User.first(in: context, where: \User.id == id)
+            handle = context.observeObjects { [unowned self] _ in
+                // Called where the merge runs: on this actor.
+                self.assertIsolated("observers are told on the context's actor")
+                self.observedChanges += 1
+            }
+        }
+
+        var hobby: String? { shown?.hobby }
+        var isGone: Bool { shown?.context == nil }
+    }
+
+    /// Polls `read` until it gives `expected` or `limit` seconds pass; the seconds it took.
+    static func seconds<T: Equatable>(
+        until expected: T, limit: TimeInterval = 2, _ read: () async -> T
+    ) async throws -> TimeInterval? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if await read() == expected { return Date().timeIntervalSince(start) }
+            try await _Concurrency.Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    @Test(arguments: Backend.allCases) func anActorsContextShowsAnotherContextsSaveOnTheActor(_ backend: Backend)
+        async throws
+    {
+        try await TemporaryStore.with(HelloCoreDataModel.model, on: backend) { store in
+            let writer = store.newContext()
+            let user = ContextMergingTests.addUser("Ada", in: writer)
+            try await writer.save()
+            let viewer = Viewer()
+            try await viewer.open(store, user: user.id)
+            #expect(await viewer.hobby == "chess")
+
+            user.hobby = "go"
+            try await writer.save()
+            let took = try await Self.seconds(until: "go") { await viewer.hobby }
+            #expect(took != nil, "never merged")
+            #expect((took ?? 9) < 0.5, "merged after \(took ?? -1) s")
+            #expect(await viewer.observedChanges >= 1, "observers told on the actor")
+
+            writer.delete(user)
+            try await writer.save()
+            #expect(try await Self.seconds(until: true) { await viewer.isGone } != nil, "a deleted object leaves")
+        }
+    }
+
+    @MainActor @Test(arguments: Backend.allCases) func theMainActorsContextShowsABackgroundSave(_ backend: Backend)
+        async throws
+    {
+        guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
+        defer { cleanup() }
+        let store = try location.open(HelloCoreDataModel.model)
+        let setup = store.newContext()
+        let id = ContextMergingTests.addUser("Ada", in: setup).id
+        try await setup.save()
+        let view = store.newContext(isolatedTo: MainActor.shared)
+        let shown = try #require(try User.first(in: view, where: \User.id == id))
+        var toldOnMain = 0
+        let handle = view.observeObjects { _ in
+            MainActor.assertIsolated("observers are told on the main actor")
+            toldOnMain += 1
+        }
+        defer { withExtendedLifetime(handle) {} }
+
+        // Another task saves, off the main actor.
+        try await store.perform { background in
+            let same = try #require(try User.first(in: background, where: \User.id == id))
+            same.hobby = "go"
+            try background.save()
+        }
+        let start = Date()
+        while shown.hobby != "go", Date().timeIntervalSince(start) < 2 {
+            try await _Concurrency.Task.sleep(for: .milliseconds(5))
+        }
+        let took = Date().timeIntervalSince(start)
+        #expect(shown.hobby == "go", "never merged")
+        #expect(took < 0.5, "merged after \(took) s")
+        #expect(toldOnMain >= 1)
+    }
+}
