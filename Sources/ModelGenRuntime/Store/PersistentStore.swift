@@ -85,11 +85,13 @@ public final class PersistentStore: @unchecked Sendable {
         /// does. Off by default: such a store is refused with `.migration`.
         public var allowsDataLoss: Bool
         /// How many connections the store opens at most for work that runs at once (contexts on
-        /// different threads, `perform`), opened as they are needed; at least 1. On PostgreSQL
-        /// they serve reads and saves alike. On a SQLite file they only read, beside the one
+        /// different threads, `perform`), opened as they are needed. On PostgreSQL they serve
+        /// reads and saves alike (at least 1). On a SQLite file they only read, beside the one
         /// connection that writes: fetches run in parallel with each other and with a save, each
-        /// statement on a snapshot one commit left (WAL). A SQLite store in memory, and a store
-        /// Core Data wrote, use one connection.
+        /// statement on a snapshot one commit left (WAL). A save empties the readers' page
+        /// caches, so a program that works on one thread at a time reads faster with `0`: one
+        /// connection reads and writes, and finds the pages its saves left. A SQLite store in
+        /// memory, and a store Core Data wrote, use one connection.
         public var connections: Int
         /// On a SQLite file, how often (in seconds) the store checks whether another process
         /// saved to it, while something observes the store (`observeChanges`, observed results).

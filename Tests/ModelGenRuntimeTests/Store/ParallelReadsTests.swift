@@ -279,6 +279,20 @@ import Testing
         #expect(try await store.newContext().count(FetchRequest<Quiz>()) == 40)
     }
 
+    /// `connections: 0` on a SQLite file: one connection reads and writes (what a program on
+    /// one thread at a time reads fastest with), and everything still works, async included.
+    @Test func noReadersMeansOneConnection() async throws {
+        guard let (location, cleanup) = try TemporaryStore.make(.sqlite) else { return }
+        defer { cleanup() }
+        let store = try location.open(GradeBookModel.model, options: .init(connections: 0))
+        #expect(store.scheduler.readers == nil)
+        #expect(store.scheduler.capacity == 1 && store.executor.capacity == 2)
+        let context = store.newContext()
+        _ = Quiz(in: context, id: UUID(), name: "only")
+        try await context.save()
+        #expect(try await store.newContext().fetch(FetchRequest<Quiz>()).map(\.name) == ["only"])
+    }
+
     /// A task cancelled before its work starts gets `CancellationError`, and the work never runs:
     /// a save that waited behind busy threads writes nothing.
     @Test(arguments: Backend.allCases) func cancelledWorkDoesNotRun(_ backend: Backend) async throws {
