@@ -385,12 +385,16 @@ public final class PersistentStore: @unchecked Sendable {
     /// let viewContext = store.newContext(mergingOn: .main)
     /// ```
     public func newContext(mergingOn queue: DispatchQueue) -> ObjectContext {
+        boundContext { target in queue.async { target.context?.mergeChangesFromStore() } }
+    }
+
+    /// A context that merges automatically, and for which `schedule` is called on the saving
+    /// thread after every save it should merge (it arranges the merge where the context lives).
+    private func boundContext(_ schedule: @escaping @Sendable (MergeTarget) -> Void) -> ObjectContext {
         let context = ObjectContext(store: self)
         context.automaticallyMergesChangesFromStore = true
-        let reference = MergeTarget(context)
-        context.mergeSubscription = changeLog.subscribe { _ in
-            queue.async { reference.context?.mergeChangesFromStore() }
-        }
+        let target = MergeTarget(context)
+        context.mergeSubscription = changeLog.subscribe { _ in schedule(target) }
         externalChanges?.start()
         return context
     }
@@ -412,16 +416,11 @@ public final class PersistentStore: @unchecked Sendable {
     /// }
     /// ```
     public func newContext(isolatedTo actor: isolated any Actor) -> ObjectContext {
-        let context = ObjectContext(store: self)
-        context.automaticallyMergesChangesFromStore = true
-        let reference = MergeTarget(context)
-        context.mergeSubscription = changeLog.subscribe { _ in
+        boundContext { target in
             // One merge on its way at a time: it takes every save known when it runs.
-            guard reference.scheduleMerge() else { return }
-            Task { await Self.merge(reference, on: actor) }
+            guard target.scheduleMerge() else { return }
+            Task { await Self.merge(target, on: actor) }
         }
-        externalChanges?.start()
-        return context
     }
 
     /// Merges the saves known now into the context of `target`, on the actor it is bound to.

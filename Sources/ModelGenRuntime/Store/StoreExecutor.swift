@@ -44,23 +44,20 @@ public final class StoreExecutor: @unchecked Sendable {
         }
 
         /// Runs the body unless the work was cancelled (then its cancellation already answered).
-        func run() {
-            lock.lock()
-            let body = self.body
-            self.body = nil
-            onCancel = nil
-            lock.unlock()
-            body?()
-        }
+        func run() { take().body?() }
 
         /// Answers with the cancellation unless the work started.
-        func cancel() {
+        func cancel() { take().onCancel?() }
+
+        /// Both closures, leaving none: whichever of `run` and `cancel` comes first acts alone.
+        private func take() -> (body: (() -> Void)?, onCancel: (() -> Void)?) {
             lock.lock()
-            let onCancel = self.onCancel
-            self.onCancel = nil
-            body = nil
-            lock.unlock()
-            onCancel?()
+            defer {
+                body = nil
+                onCancel = nil
+                lock.unlock()
+            }
+            return (body, onCancel)
         }
     }
 
