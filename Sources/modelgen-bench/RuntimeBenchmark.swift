@@ -170,7 +170,14 @@ enum RuntimeBenchmark {
     ///
     /// `noise`: each phase's baseline runs a second time, on a second file, after the runtime's
     /// turn; its time next to the first run's is the ratio the machine's noise alone gives.
-    static func run(objects: Int, noise: Bool = false, engine: BenchEngine = .sqlite) throws -> [Phase] {
+    /// With `only`, just the "concurrent reads" phases (which take their own places).
+    static func run(objects: Int, noise: Bool = false, engine: BenchEngine = .sqlite, only: Bool = false) throws
+        -> [Phase]
+    {
+        if only {
+            guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else { return [] }
+            return try ConcurrentReadsBenchmark.phases(engine: engine)
+        }
         _ = try measure(objects: objects, noise: noise, engine: engine)
         return try measure(objects: objects, noise: noise, engine: engine)
     }

@@ -15,6 +15,7 @@ let usage = """
       runtime    insert, fetch, update and delete 100,000 objects of a five-attribute entity
                  through ModelGenRuntime next to the raw SQLite C API doing the same work (with
                  --engine postgres: on PostgreSQL, next to libpq doing the same work pipelined)
+      concurrent the runtime benchmark's "concurrent reads" phases alone (--engine as runtime)
 
     model        not a benchmark: prints the generated model (--entities N, default 2,000) as
                  the XML of an .xcdatamodel's contents file, to profile the modelgen CLI with
@@ -101,11 +102,12 @@ case "generate":
 case "model":
     // Not a benchmark: the generated model on standard output, to profile the CLI with.
     FileHandle.standardOutput.write(Data(SyntheticModel.xml(entities: entities, attributes: 20)))
-case "runtime":
+case "runtime", "concurrent":
     do {
+        let only = benchmark == "concurrent"
         switch engineName {
         case "sqlite":
-            let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise)
+            let phases = try RuntimeBenchmark.run(objects: 100_000, noise: noise, only: only)
             Report.print(phases, json: json, title: "runtime: 100,000 objects of a five-attribute entity, one run")
         case "postgres":
             var cluster: PostgresCluster?
@@ -113,7 +115,7 @@ case "runtime":
             defer { cluster?.stop() }
             let connection = url ?? "host=\(cluster!.directory.path) user=postgres dbname=postgres"
             let phases = try RuntimeBenchmark.run(
-                objects: 100_000, noise: noise, engine: .postgres(connection: connection))
+                objects: 100_000, noise: noise, engine: .postgres(connection: connection), only: only)
             Report.print(
                 phases, json: json, title: "runtime on PostgreSQL: 100,000 objects of a five-attribute entity, one run")
         default:

@@ -95,7 +95,7 @@ public final class PostgresCluster: @unchecked Sendable {
             [
                 "-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path,
                 "-w", "-t", "60", "-o",
-                "-k \(directory.path) -c listen_addresses='' -c fsync=off -c max_connections=40", "start",
+                "-k \(directory.path) -c listen_addresses='' -c fsync=off -c max_connections=100", "start",
             ])
     }
 

@@ -245,7 +245,6 @@ extension ObjectContext {
                 try connection.transaction {
                     changes = try body(connection)
                     if let feed = store.changeFeed { try notify(feed, changes, connection) }
-                    try connection.flush()
                 }
             }
         } catch let error as DatabaseError {

@@ -57,13 +57,15 @@ extension ObjectContext {
         let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
         var sql =
             "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) "
-            + entity.fetchedRowsSQL(where: compiled?.sql, dialect) + " ORDER BY " + order.sql
+            + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
         let limit = request.effectiveLimit
-        if windowInSQL, limit != nil || request.fetchOffset > 0 {
-            sql += dialect.window(limit: limit, offset: request.fetchOffset)
-        }
+        let window = windowInSQL && (limit != nil || request.fetchOffset > 0)
+        // Row order without a window: put in order here where the engine would pay for it.
+        let sortsByKey = request.sortDescriptors.isEmpty && !window && !dialect.ordersByKeyForFree
+        if !sortsByKey { sql += " ORDER BY " + order.sql }
+        if window { sql += dialect.window(limit: limit, offset: request.fetchOffset) }
         var objects = try materialize(
-            T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly)
+            T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly, sortsByKey: sortsByKey)
         if windowInSQL { return objects }
         let condition = request.predicate?.condition
         if pending {
@@ -173,11 +175,12 @@ extension ObjectContext {
     }
 
     /// Runs a SELECT of an entity's columns and turns rows into objects through the identity map.
-    func materialize<T: ManagedObject>(_ type: T.Type, sql: String, parameters: [SQLArgument], ownRowsOnly: Bool)
-        throws(DatabaseError) -> [T]
-    {
+    func materialize<T: ManagedObject>(
+        _ type: T.Type, sql: String, parameters: [SQLArgument], ownRowsOnly: Bool, sortsByKey: Bool = false
+    ) throws(DatabaseError) -> [T] {
         let objects = try materializeRows(
-            sql, parameters: parameters, as: T.entityDescription, type: T.self, ownRowsOnly: ownRowsOnly)
+            sql, parameters: parameters, as: T.entityDescription, type: T.self, ownRowsOnly: ownRowsOnly,
+            sortsByKey: sortsByKey)
         // Every row is of T's entity or a sub-entity, so every object is a T; an array of class
         // references has one layout whatever the class (no per-row generic work, no copy).
         return unsafeBitCast(objects, to: [T].self)
@@ -193,10 +196,14 @@ extension ObjectContext {
     /// how many rows can follow, and an array of that capacity takes the rest. Growing a buffer and
     /// copying it into the array at the end touched more memory (for 100,000 objects, ~190 more
     /// pages from the kernel, measured, and a 0.8 MB copy). An array's pages the rows do not reach
-    /// are never touched; a result far smaller than its array is copied into one that fits.
+    /// are never touched; a result far smaller than its array is copied into one that fits. Where
+    /// the engine knows how many rows follow (PostgreSQL), that is the array's capacity.
+    ///
+    /// `sortsByKey`: the query has no ORDER BY (`StoreDialect.ordersByKeyForFree`); the objects
+    /// are put in row order here.
     func materializeRows(
         _ sql: String, parameters: [SQLArgument], as entity: EntityDescription, type: ManagedObject.Type? = nil,
-        ownRowsOnly: Bool = false
+        ownRowsOnly: Bool = false, sortsByKey: Bool = false
     ) throws(DatabaseError) -> [ManagedObject] {
         try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
@@ -206,16 +213,23 @@ extension ObjectContext {
             var rows = FetchCursor(self, entity, type, ownRowsOnly: ownRowsOnly, statement)
             var head = ObjectBuffer()
             while head.count < Self.largeFetch, let object = try rows.next() { head.append(object) }
-            let result: [ManagedObject]
+            var result: [ManagedObject]
             if rows.isFinished {
                 result = head.finish()
+            } else if let remaining = statement.remainingRows {
+                result = try Self.collect(from: &rows, after: &head, capacity: head.count + remaining)
             } else {
                 let bound = try Self.rowBound(of: entity.table, connection)
                 result = try Self.collect(
                     from: &rows, after: &head, capacity: min(max(bound, 2 * Self.largeFetch), Self.largestReservation))
             }
+            var ascending = rows.checksRegistered ? nil : rows.ascending
+            if sortsByKey, ascending != true {
+                result.sort { $0.objectID.rowID < $1.objectID.rowID }
+                ascending = true
+            }
             // Into an empty map the whole result goes at once.
-            if !rows.checksRegistered { registered.register(fetched: result, ascending: rows.ascending) }
+            if !rows.checksRegistered { registered.register(fetched: result, ascending: ascending) }
             return result
         }
     }

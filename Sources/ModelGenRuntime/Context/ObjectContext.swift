@@ -228,9 +228,8 @@ public final class ObjectContext {
                     try insertRows(connection, numbered: deletedTables)
                     if work.hasRelationships || !linkChanges.isEmpty { try writeLinks(updated: updated, connection) }
                     changes = savedChanges(updated: updated)
+                    // Queued writes go with the commit (their errors fail it, and the save).
                     if let feed = store.changeFeed { try notify(feed, changes, connection) }
-                    // Queued writes are sent before the commit (their errors fail the save).
-                    try connection.flush()
                 }
             }
         } catch let error as DatabaseError {
@@ -302,7 +301,7 @@ public final class ObjectContext {
         )
     }
 
-    /// Tells the other stores on the database what this save changes (delivered at commit).
+    /// Tells the other stores on the database what this save changes (queued: delivered at commit).
     func notify(_ feed: PostgresChangeFeed, _ changes: SavedChanges?, _ connection: Connection)
         throws(DatabaseError)
     {
@@ -310,7 +309,7 @@ public final class ObjectContext {
         defer { statement.reset() }
         statement.bind(feed.channel, at: 1)
         statement.bind(feed.payload(changes), at: 2)
-        try statement.run()
+        try statement.runQueued()
     }
 
     /// A unique index's refusal (an UPDATE, or a row another writer added) as `.uniqueness`,

@@ -96,7 +96,7 @@ public final class Connection {
         }
         do {
             let result = try body()
-            try execute("COMMIT")
+            try driver.commit()
             return result
         } catch {
             try? execute("ROLLBACK")

@@ -54,7 +54,7 @@ final class ConnectionPool: @unchecked Sendable {
         }
         // A dropped session is opened again here; if that fails, so does the first statement,
         // with `.connectionLost`.
-        if connection.postgres?.isConnected == false { try? connection.reconnectIfNeeded() }
+        try? connection.reconnectIfNeeded()
         return try body(connection)
     }
 

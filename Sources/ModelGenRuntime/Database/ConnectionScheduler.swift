@@ -10,8 +10,9 @@ import Foundation
 ///   writes. Each read statement sees the database as one commit left it, never half a save.
 /// - SQLite in memory, and a store Core Data wrote (whose views live in one connection's
 ///   temporary schema): one connection for everything.
-/// - PostgreSQL: one pool of `OpenOptions.connections` sessions for reads and writes alike; the
-///   server keeps concurrent transactions apart.
+/// - PostgreSQL: up to `OpenOptions.connections` sessions that write and as many that read, so
+///   fetches never keep a save waiting for a session (nor saves a fetch); the server keeps
+///   concurrent transactions apart.
 ///
 /// A read on a thread that holds a writer (inside a save) runs on that writer, so it sees the
 /// save's own rows; a read inside another read keeps its connection.
@@ -38,6 +39,17 @@ final class ConnectionScheduler: Sendable {
         }
         return ConnectionScheduler(
             writers: ConnectionPool(first: writer, capacity: 1, open: nil), readers: readers > 0 ? pool : nil)
+    }
+
+    /// Sessions of one PostgreSQL database: `first` and up to `connections - 1` more that write,
+    /// up to `connections` that read, each opened when it is needed.
+    static func postgres(first: Connection, connectionString: String, connections: Int) -> ConnectionScheduler {
+        let open: @Sendable () throws(DatabaseError) -> Connection = { () throws(DatabaseError) in
+            try Connection(postgres: connectionString)
+        }
+        return ConnectionScheduler(
+            writers: ConnectionPool(first: first, capacity: connections, open: open),
+            readers: ConnectionPool(first: nil, capacity: connections, open: open))
     }
 
     /// How many connections can work at once.

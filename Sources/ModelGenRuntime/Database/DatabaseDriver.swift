@@ -30,6 +30,9 @@ protocol ConnectionDriver: AnyObject {
     /// Runs the statements queued with `Statement.runQueued()` and returns the rows each changed
     /// (PostgreSQL's pipeline; nothing on SQLite, where they ran at once).
     func flush() throws(DatabaseError) -> [Int]
+    /// Commits the open transaction, after the queued statements (on PostgreSQL in their
+    /// pipeline); a queued statement's error fails the commit.
+    func commit() throws(DatabaseError)
     /// How many statements are queued.
     var queuedCount: Int { get }
     /// Opens a session the server or the network dropped again (PostgreSQL).

@@ -5,7 +5,8 @@ import CLibPQ
 /// read afterwards in order. Any statement run the ordinary way first sends what is queued, so
 /// statements still run in the order they were issued.
 struct PostgresCommand {
-    let name: String
+    /// The prepared statement's name; `nil` for a statement without parameters sent as it is.
+    let name: String?
     let sql: String
     /// The parameter values, each followed by a NUL, at `offsets` (`nil` for NULL).
     let buffer: [UInt8]
@@ -44,16 +45,31 @@ extension PostgresConnection {
         return counts
     }
 
+    /// Ends the transaction: with queued commands, the COMMIT goes in their pipeline (one round
+    /// trip for the save's last writes and its commit).
+    func commit() throws(DatabaseError) {
+        guard !pending.isEmpty else { return try execute("COMMIT") }
+        pending.append(PostgresCommand(name: nil, sql: "COMMIT", buffer: [], offsets: [], lengths: [], formats: []))
+        try flushPipeline()
+    }
+
     private func runPipeline(_ chunk: ArraySlice<PostgresCommand>, _ counts: inout [Int]) throws(DatabaseError) {
         guard PQenterPipelineMode(handle) == 1 else { throw error(nil, sql: chunk.first?.sql) }
         defer { PQexitPipelineMode(handle) }
         var failure: DatabaseError?
         for command in chunk {
+            guard let name = command.name else {
+                if PQsendQueryParams(handle, command.sql, 0, nil, nil, nil, nil, 1) != 1 {
+                    failure = error(nil, sql: command.sql)
+                    break
+                }
+                continue
+            }
             let sent = command.buffer.withUnsafeBufferPointer { bytes in
                 let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
                 let pointers = command.offsets.map { offset in offset.map { base + $0 } }
                 return PQsendQueryPrepared(
-                    handle, command.name, Int32(command.lengths.count), pointers, command.lengths, command.formats, 1)
+                    handle, name, Int32(command.lengths.count), pointers, command.lengths, command.formats, 1)
             }
             if sent != 1 {
                 failure = error(nil, sql: command.sql)

@@ -191,6 +191,9 @@ final class PostgresStatement {
 
     var columnCount: Int32 { result.map(PQnfields) ?? 0 }
 
+    /// Rows after the current one (known from the first `step` on, which runs the statement).
+    var remainingRows: Int { executed ? Int(max(0, rowCount - row - 1)) : 0 }
+
     @usableFromInline func isNull(_ column: Int32) -> Bool { PQgetisnull(result, row, column) == 1 }
 
     private func raw(_ column: Int32) -> UnsafeRawBufferPointer? {
@@ -199,6 +202,9 @@ final class PostgresStatement {
     }
 
     private static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+        // Most integers are `bigint`s, `integer`s (and doubles' bit patterns): one load each.
+        if bytes.count == 8 { return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self)) }
+        if bytes.count == 4 { return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self))) }
         var value: Int64 = 0
         for byte in bytes { value = value << 8 | Int64(byte) }
         // Sign-extend values narrower than 8 bytes.

@@ -115,6 +115,8 @@ final class SQLiteConnection: ConnectionDriver {
 
     func flush() throws(DatabaseError) -> [Int] { [] }
 
+    func commit() throws(DatabaseError) { try execute("COMMIT") }
+
     func restoreSettingsAfterMigration() {
         try? execute("PRAGMA legacy_alter_table = OFF")
         try? execute("PRAGMA foreign_keys = ON")

@@ -186,6 +186,15 @@ public final class Statement {
 
     // MARK: - Columns
 
+    /// How many rows the statement has after the current one, where the engine knows it
+    /// (PostgreSQL, whose results arrive whole); `nil` on SQLite.
+    var remainingRows: Int? {
+        switch engine {
+        case .sqlite: nil
+        case .postgres(let statement): statement.remainingRows
+        }
+    }
+
     public var columnCount: Int32 {
         switch engine {
         case .sqlite(let statement): statement.columnCount

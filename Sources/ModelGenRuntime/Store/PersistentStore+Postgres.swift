@@ -46,10 +46,9 @@ extension PersistentStore {
                 allowingDataLoss: options.allowsDataLoss)
         }
         if existing != nil { try Self.advanceKeySequences(connection, model) }
-        let pool = ConnectionPool(first: connection, capacity: options.connections) { () throws(DatabaseError) in
-            try Connection(postgres: connectionString)
-        }
-        self.init(model: model, scheduler: ConnectionScheduler(writers: pool), dialect: connection.dialect)
+        let scheduler = ConnectionScheduler.postgres(
+            first: connection, connectionString: connectionString, connections: options.connections)
+        self.init(model: model, scheduler: scheduler, dialect: connection.dialect)
         getterReconnectWait = options.getterReconnectWait
         changeFeed = try PostgresChangeFeed(connection: connection, connectionString: connectionString, log: changeLog)
     }

@@ -85,8 +85,9 @@ public final class PersistentStore: @unchecked Sendable {
         /// does. Off by default: such a store is refused with `.migration`.
         public var allowsDataLoss: Bool
         /// How many connections the store opens at most for work that runs at once (contexts on
-        /// different threads, `perform`), opened as they are needed. On PostgreSQL they serve
-        /// reads and saves alike (at least 1). On a SQLite file they only read, beside the one
+        /// different threads, `perform`), opened as they are needed. On PostgreSQL up to this
+        /// many sessions read and as many write (at least 1 each), so fetches never keep a save
+        /// waiting for a session. On a SQLite file they only read, beside the one
         /// connection that writes: fetches run in parallel with each other and with a save, each
         /// statement on a snapshot one commit left (WAL). A save empties the readers' page
         /// caches, so a program that works on one thread at a time reads faster with `0`: one
