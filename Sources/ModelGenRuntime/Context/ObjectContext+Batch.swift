@@ -1,7 +1,10 @@
 import Foundation
 
 /// A value for an attribute, in a batch update or insert: `BatchValue(\Book.pages, 0)`.
-public struct BatchValue<T: ManagedObject> {
+///
+/// `Sendable`, like `AggregateCondition`: it holds a value of the attribute's Swift type that no
+/// one changes once it is given, so batches can be built in one task and run in another.
+public struct BatchValue<T: ManagedObject>: @unchecked Sendable {
     let slot: Int
     let value: Any?
     let failure: DatabaseError?

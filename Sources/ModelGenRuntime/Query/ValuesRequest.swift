@@ -93,7 +93,11 @@ struct ValuesPlan {
 /// ```swift
 /// let total: Int = row[revenue]
 /// ```
-public struct ResultRow<T: ManagedObject> {
+///
+/// `Sendable`, so rows fetched by one task can be handed to another (or to the main actor):
+/// a row holds values read for it alone — numbers, strings, data, dates, identifiers and the
+/// values a conversion decoded for this row — that nothing else refers to or changes.
+public struct ResultRow<T: ManagedObject>: @unchecked Sendable {
     let terms: [ResultTerm]
     let values: [Any?]
 

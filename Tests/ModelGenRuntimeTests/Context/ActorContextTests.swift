@@ -100,4 +100,35 @@ import Testing
         #expect(took < 0.5, "merged after \(took) s")
         #expect(toldOnMain >= 1)
     }
+
+    /// Results are `Sendable` where they hold no objects: values rows and object IDs a task
+    /// fetched reach the main actor (this test compiles only so), which finds the objects again
+    /// in its own context. Checked against the users inserted.
+    @MainActor @Test(arguments: Backend.allCases) func valuesAndIdentifiersFetchedInATaskReachTheMainActor(
+        _ backend: Backend
+    ) async throws {
+        guard let (location, cleanup) = try TemporaryStore.make(backend) else { return }
+        defer { cleanup() }
+        let store = try location.open(HelloCoreDataModel.model)
+        let setup = store.newContext()
+        let hobbies = ["chess", "go", "chess", "bridge", "go", "chess"]
+        for (index, hobby) in hobbies.enumerated() {
+            ContextMergingTests.addUser("U\(index)", in: setup).hobby = hobby
+        }
+        try await setup.save()
+        let hobby = ValueColumn(\User.hobby)
+        let users = Aggregate<User, Int>.count()
+        let (rows, ids) = try await _Concurrency.Task.detached {
+            let context = store.newContext()
+            let rows = try await context.fetchValues(ValuesRequest<User>(groupBy: [hobby], columns: [hobby, users]))
+            let ids = try await context.fetchObjectIDs(FetchRequest<User>(predicate: \User.hobby == "go"))
+            return (rows, ids)
+        }.value
+        var counted: [String: Int] = [:]
+        for row in rows { counted[row[hobby]] = row[users] }
+        #expect(counted == Dictionary(hobbies.map { ($0, 1) }, uniquingKeysWith: +))
+        let view = store.newContext(isolatedTo: MainActor.shared)
+        let names = try ids.map { try view.existingObject(with: $0, as: User.self).name }
+        #expect(names.sorted() == ["U1", "U4"])
+    }
 }
