@@ -86,12 +86,11 @@ extension ObjectContext {
         }
         if let failure = predicate?.failure { throw failure }
         let entity = T.entityDescription
-        let compiled = predicate.map { CompiledPredicate<T>($0.condition, store.dialect) }
+        // The store's rows as saved: this context's changes do not count.
+        let plan = FetchPlan(FetchRequest<T>(predicate: predicate), pending: false, dialect: store.dialect)
         let family = entity.fetchedEntityIDs.compactMap { store.entity($0) }
-        if compiled?.residue == nil, family.count == entity.fetchedEntityIDs.count,
-            family.allSatisfy(\.relationships.isEmpty)
-        {
-            return try deleteRows(of: entity, compiled?.sql, compiled?.parameters ?? [])
+        if plan.sqlCountsAll, family.count == entity.fetchedEntityIDs.count, family.allSatisfy(\.relationships.isEmpty) {
+            return try deleteRows(of: entity, plan.compiled?.sql, plan.parameters)
         }
         var deletion: BatchDeletion?
         try inBatchTransaction { connection throws(DatabaseError) in

@@ -44,62 +44,14 @@ extension ObjectContext {
         if let parent { return try fetchInChild(request, from: parent) }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
         let entity = T.entityDescription
-        let pending = hasChanges
-        // Unsaved changes of other objects can change what a condition through relationships
-        // means: then every row is checked in memory.
-        let throughRelationships = pending && (request.predicate.map { $0.condition.followsRelationships } ?? false)
-        let dialect = store.dialect
-        let compiled =
-            throughRelationships ? nil : request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
-        let order = request.order(dialect)
-        let sortsInMemory = !order.isExact
-        let windowInSQL = compiled?.residue == nil && !pending && !sortsInMemory
+        let plan = FetchPlan(request, pending: hasChanges, dialect: store.dialect)
         let ownRowsOnly = entity.selectColumnsOwnRowsSQL != nil
-        var sql =
-            "SELECT \(entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL) "
-            + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
-        let limit = request.effectiveLimit
-        let window = windowInSQL && (limit != nil || request.fetchOffset > 0)
-        // Row order without a window: put in order here where the engine would pay for it.
-        let sortsByKey = request.sortDescriptors.isEmpty && !window && !dialect.ordersByKeyForFree
-        if !sortsByKey { sql += " ORDER BY " + order.sql }
-        if window { sql += dialect.window(limit: limit, offset: request.fetchOffset) }
-        var objects = try materialize(
-            T.self, sql: sql, parameters: compiled?.parameters ?? [], ownRowsOnly: ownRowsOnly, sortsByKey: sortsByKey)
-        if windowInSQL { return objects }
-        let condition = request.predicate?.condition
-        if pending {
-            // Objects changed in memory may no longer match, or may match now.
-            // Unchanged objects need only what SQL left out; changed ones the whole condition.
-            let residue = compiled?.residue
-            objects = objects.filter { object in
-                if object.changedMask == 0 && object.relationshipMask == 0 && !throughRelationships {
-                    return residue.map { PredicateEvaluator.matches($0, object) } ?? true
-                }
-                return condition.map { PredicateEvaluator.matches($0, object) } ?? true
-            }
-            let present = Set(objects.map(ObjectIdentifier.init))
-            for object in updatedObjects + insertedObjects where !object.isListedAsDeleted {
-                // By entity, not by class: the entity's sub-entities are what a fetch returns.
-                guard entity.includes(type(of: object).entityDescription.entityID),
-                    !present.contains(ObjectIdentifier(object))
-                else { continue }
-                if condition.map({ PredicateEvaluator.matches($0, object) }) ?? true {
-                    // Reinterpreted, not downcast: the object is of the entity or a sub-entity,
-                    // whose class need not descend from `T`'s (the oracle's models share one
-                    // class; `unsafeDowncast` traps there in debug builds).
-                    objects.append(
-                        Unmanaged<T>.fromOpaque(Unmanaged.passUnretained(object).toOpaque()).takeUnretainedValue())
-                }
-            }
-            objects = Self.sorted(objects, by: request.sortDescriptors)
-        } else {
-            if let residue = compiled?.residue { objects = objects.filter { PredicateEvaluator.matches(residue, $0) } }
-            if sortsInMemory { objects = Self.sorted(objects, by: request.sortDescriptors) }
-        }
-        let start = min(request.fetchOffset, objects.count)
-        let end = limit.map { min(start + $0, objects.count) } ?? objects.count
-        return Array(objects[start..<end])
+        let sql = plan.sql(
+            selecting: entity.selectColumnsOwnRowsSQL ?? entity.selectColumnsSQL, of: entity, callerSortsByKey: true)
+        let objects = try materialize(
+            T.self, sql: sql, parameters: plan.parameters, ownRowsOnly: ownRowsOnly,
+            sortsByKey: plan.sortsByKeyAfterwards)
+        return plan.sqlAnswersAll ? objects : plan.complete(objects, in: self)
     }
 
     /// The IDs of the objects `request` selects, in its order (Core Data's object-ID result
@@ -110,25 +62,13 @@ extension ObjectContext {
             throw failure
         }
         if parent == nil, automaticallyMergesChangesFromStore { mergeChangesFromStore() }
-        let entity = T.entityDescription
-        let dialect = store.dialect
-        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
-        let order = request.order(dialect)
-        guard parent == nil, !hasChanges, compiled?.residue == nil, order.isExact else {
-            return try fetch(request).map(\.objectID)
-        }
-        var sql =
-            "SELECT \"_pk\", \"_entity\" " + entity.fetchedRowsSQL(where: compiled?.sql, dialect) + " ORDER BY "
-            + order.sql
-        if request.effectiveLimit != nil || request.fetchOffset > 0 {
-            sql += dialect.window(limit: request.effectiveLimit, offset: request.fetchOffset)
-        }
+        let plan = FetchPlan(request, pending: hasChanges, dialect: store.dialect)
+        guard parent == nil, plan.sqlAnswersAll else { return try fetch(request).map(\.objectID) }
+        let sql = plan.sql(selecting: "\"_pk\", \"_entity\"", of: T.entityDescription, callerSortsByKey: false)
         return try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
             defer { statement.resetForRebinding() }
-            for (index, value) in (compiled?.parameters ?? []).enumerated() {
-                value.bind(to: statement, at: Int32(index + 1))
-            }
+            for (index, value) in plan.parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
             var ids: [ObjectID] = []
             while try statement.step() { ids.append(statement.objectID(key: 0, entity: 1)) }
             return ids
@@ -139,17 +79,12 @@ extension ObjectContext {
     public func count<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
         if let failure = request.predicate?.failure { throw failure }
         if automaticallyMergesChangesFromStore { mergeChangesFromStore() }
-        let entity = T.entityDescription
-        guard !hasChanges, parent == nil else { return try fetch(request).count }
-        let dialect = store.dialect
-        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
-        guard compiled?.residue == nil else { return try fetch(request).count }
-        let sql = "SELECT count(*) " + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
+        let plan = FetchPlan(request, pending: hasChanges, dialect: store.dialect)
+        guard parent == nil, plan.sqlCountsAll else { return try fetch(request).count }
+        let sql = plan.countSQL(of: T.entityDescription)
         let total: Int = try store.withReadConnection { connection throws(DatabaseError) in
             let statement = try connection.cachedStatement(sql)
-            for (index, value) in (compiled?.parameters ?? []).enumerated() {
-                value.bind(to: statement, at: Int32(index + 1))
-            }
+            for (index, value) in plan.parameters.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
             _ = try statement.step()
             return Int(statement.int64(0))
         }

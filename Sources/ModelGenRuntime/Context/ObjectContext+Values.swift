@@ -103,10 +103,12 @@ struct ValuesQuery {
         terms = plan.keys + plan.values
         let allTerms = terms + (request.having?.terms ?? [])
         if allTerms.contains(where: { $0.attribute(of: entity)?.type == .decimal }) { return nil }
-        var parameters: [SQLArgument] = []
-        let compiled = request.predicate.map { CompiledPredicate<T>($0.condition, dialect) }
-        if compiled?.residue != nil { return nil }
-        parameters += compiled?.parameters ?? []
+        let rows = FetchPlan(
+            FetchRequest(predicate: request.predicate, sortDescriptors: request.sortDescriptors), pending: false,
+            dialect: dialect)
+        guard rows.sqlCountsAll else { return nil }
+        let compiled = rows.compiled
+        var parameters = rows.parameters
         let columns = terms.map { Self.expression($0, entity, dialect) }
         var sql =
             "SELECT \(columns.joined(separator: ", ")) " + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
@@ -125,9 +127,8 @@ struct ValuesQuery {
                     }.joined(separator: ", ")
             }
         } else {
-            let order = FetchRequest(sortDescriptors: request.sortDescriptors).order(dialect)
-            guard order.isExact else { return nil }
-            sql += " ORDER BY " + order.sql
+            guard rows.sqlAnswersAll else { return nil }
+            sql += " ORDER BY " + rows.order.sql
         }
         if plan.limit != nil || plan.offset > 0 { sql += dialect.window(limit: plan.limit, offset: plan.offset) }
         self.sql = sql
