@@ -1,7 +1,7 @@
 import CLibPQ
 import CSQLite
 import Foundation
-import ModelGenRuntime
+@_spi(Database) import ModelGenRuntime
 
 /// Two fresh places holding the same data for a phase that brings its own model: the store the
 /// runtime side uses, and a raw handle on the other place for the baseline (a SQLite database

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-@_spi(Generated) import ModelGenRuntime
+@_spi(Generated) @_spi(Database) import ModelGenRuntime
 
 /// A five-attribute entity written as the generator will write it.
 final class BenchItem: ManagedObject {

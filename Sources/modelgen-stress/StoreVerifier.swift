@@ -1,6 +1,6 @@
 import Foundation
 import GeneratedModels
-import ModelGenRuntime
+@_spi(Database) import ModelGenRuntime
 
 /// Checks a store the crash writer was killed on: SQLite's own checks, then that it holds
 /// exactly saves 1…n for the n its counter records — every row, rename and delete of each, and

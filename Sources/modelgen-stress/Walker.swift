@@ -1,6 +1,6 @@
 import Foundation
 import GeneratedModels
-@_spi(Generated) import ModelGenRuntime
+@_spi(Generated) @_spi(Database) import ModelGenRuntime
 
 #if canImport(Glibc)
     import Glibc

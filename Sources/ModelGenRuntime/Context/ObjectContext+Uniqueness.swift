@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a save resolves a conflict (Core Data's merge policies): two objects with the same unique
 /// values, or a row another context or process changed since this context read it (optimistic
 /// locking on `_version`).
@@ -231,5 +233,53 @@ extension ObjectContext {
         }
         object.isListedAsUpdated = true
         updatedObjects.append(object)
+    }
+
+    /// A unique index's refusal (an UPDATE, or a row another writer added) as `.uniqueness`,
+    /// naming the entity whose constraint it is and its attributes, not SQLite's table and columns.
+    func uniquenessError(_ error: DatabaseError) -> DatabaseError {
+        let table: String?
+        let columns: [String]
+        if let detail = error.detail, error.sqlState != nil {
+            // PostgreSQL names the table, and its detail the columns: "Key (a, b)=(…) already exists."
+            table = error.table
+            let list = detail.firstMatch(of: /^Key \(([^)]*)\)=/)?.output.1 ?? ""
+            columns = list.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        } else {
+            // SQLite says "UNIQUE constraint failed: table.column, table.column".
+            let failed = error.message.split(separator: ":", maxSplits: 1).last.map { $0.split(separator: ",") } ?? []
+            let pairs = failed.compactMap { part -> (String, String)? in
+                let names = part.trimmingCharacters(in: .whitespaces).split(separator: ".", maxSplits: 1).map(
+                    String.init)
+                return names.count == 2 ? (names[0], names[1]) : nil
+            }
+            table = pairs.first?.0
+            columns = pairs.map(\.1)
+        }
+        // The entity that declares the constraint: of the entities of that table having it, the
+        // one whose rows include the others'.
+        func columnsOf(_ constraint: UniquenessConstraint, _ entity: EntityDescription) -> Set<String> {
+            Set(
+                constraint.attributes.map { entity.attributes[$0].column }
+                    + constraint.relationships.compactMap { entity.relationships[$0].foreignKeyColumn })
+        }
+        let owners = store.model.entities.filter { entity in
+            entity.table == table && entity.uniquenessConstraints.contains { columnsOf($0, entity) == Set(columns) }
+        }
+        guard let owner = owners.max(by: { $0.fetchedEntityIDs.count < $1.fetchedEntityIDs.count }),
+            let constraint = owner.uniquenessConstraints.first(where: { columnsOf($0, owner) == Set(columns) })
+        else {
+            return DatabaseError(
+                .uniqueness, error.message, entity: error.entity, sql: error.sql, sqliteCode: error.sqliteCode)
+        }
+        let names =
+            constraint.attributes.map { owner.attributes[$0].name }
+            + constraint.relationships.map { owner.relationships[$0].name }
+        return DatabaseError(
+            .uniqueness,
+            "another \(owner.name) already has the same \(names.joined(separator: ", ")) (the store refused the save)",
+            entity: owner.name, property: names.first, sql: error.sql, sqliteCode: error.sqliteCode)
     }
 }

@@ -5,7 +5,7 @@
 /// A connection is used by one thread at a time; `PersistentStore` hands connections out.
 /// Every SQLite failure is a `DatabaseError` with code `.sqlite`, the SQL and SQLite's result
 /// code; PostgreSQL failures are classified by SQLSTATE (`EngineErrorCodes.swift`).
-public final class Connection {
+@_spi(Database) public final class Connection {
     /// The engine.
     let driver: any ConnectionDriver
     /// The SQL this connection's database speaks.

@@ -31,9 +31,15 @@ import Testing
         var isGone: Bool { shown?.context == nil }
     }
 
+    /// How soon a merge must arrive. Merges run on the context's actor, which (the main actor
+    /// aside) runs on Swift's cooperative pool: while the rest of the suite runs, other tests can
+    /// hold its two threads here for a while, so the bound is generous; a merge that waited for
+    /// a call of the program's would never arrive at all.
+    static let prompt: TimeInterval = 2
+
     /// Polls `read` until it gives `expected` or `limit` seconds pass; the seconds it took.
     static func seconds<T: Equatable>(
-        until expected: T, limit: TimeInterval = 2, _ read: () async -> T
+        until expected: T, limit: TimeInterval = 10, _ read: () async -> T
     ) async throws -> TimeInterval? {
         let start = Date()
         while Date().timeIntervalSince(start) < limit {
@@ -58,7 +64,7 @@ import Testing
             try await writer.save()
             let took = try await Self.seconds(until: "go") { await viewer.hobby }
             #expect(took != nil, "never merged")
-            #expect((took ?? 9) < 0.5, "merged after \(took ?? -1) s")
+            #expect((took ?? 99) < Self.prompt, "merged after \(took ?? -1) s")
             #expect(await viewer.observedChanges >= 1, "observers told on the actor")
 
             writer.delete(user)
@@ -92,12 +98,12 @@ import Testing
             try background.save()
         }
         let start = Date()
-        while shown.hobby != "go", Date().timeIntervalSince(start) < 2 {
+        while shown.hobby != "go", Date().timeIntervalSince(start) < 10 {
             try await _Concurrency.Task.sleep(for: .milliseconds(5))
         }
         let took = Date().timeIntervalSince(start)
         #expect(shown.hobby == "go", "never merged")
-        #expect(took < 0.5, "merged after \(took) s")
+        #expect(took < Self.prompt, "merged after \(took) s")
         #expect(toldOnMain >= 1)
     }
 

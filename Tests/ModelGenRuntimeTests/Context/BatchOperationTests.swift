@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@_spi(Generated) @testable import ModelGenRuntime
+@_spi(Generated) @_spi(Database) @testable import ModelGenRuntime
 
 /// Batch delete, update and insert on `Models/Library` (Cascade: Shelf.items, Member.loans,
 /// Loan.reminders; Deny: Media.loans; Nullify elsewhere, a join table for Author.books), random

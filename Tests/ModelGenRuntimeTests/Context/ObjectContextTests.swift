@@ -3,7 +3,7 @@ import GeneratedModels
 import TestSupport
 import Testing
 
-@_spi(Generated) @testable import ModelGenRuntime
+@_spi(Generated) @_spi(Database) @testable import ModelGenRuntime
 
 /// A class written the way the generator will write it for PersonData's `SamplePerson`
 /// (`name` String optional, `ssn` Integer 16 required with default 0).

@@ -2,7 +2,7 @@ import Foundation
 import GeneratedModels
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 /// Optimistic locking on `_version`: a row changed by another context (or another connection,
 /// as another process would) since this context read it is a conflict, and the merge policy

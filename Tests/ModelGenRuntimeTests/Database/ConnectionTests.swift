@@ -2,7 +2,7 @@ import Foundation
 import GeneratedModels
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 /// The SQLite layer on real database files.
 @Suite struct ConnectionTests {

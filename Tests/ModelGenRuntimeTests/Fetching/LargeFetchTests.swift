@@ -2,7 +2,7 @@ import Foundation
 import GeneratedModels
 import Testing
 
-@_spi(Generated) @testable import ModelGenRuntime
+@_spi(Generated) @_spi(Database) @testable import ModelGenRuntime
 
 /// Fetches of more rows than `ObjectContext.largeFetch`, which go straight into an array sized by
 /// the table's range of `_pk`s: every row once, in order, through the identity map, and no

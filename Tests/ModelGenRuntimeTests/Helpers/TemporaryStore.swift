@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 /// The databases the runtime tests run on: each parameterized test runs once per backend.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -2,7 +2,7 @@ import Foundation
 import GeneratedModels
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 #if canImport(Glibc)
     import Glibc

@@ -3,7 +3,7 @@ import GeneratedModels
 import TestSupport
 import Testing
 
-@_spi(Generated) @testable import ModelGenRuntime
+@_spi(Generated) @_spi(Database) @testable import ModelGenRuntime
 
 /// Attributes of the program's own types (the Tasks model): enums and other `RawRepresentable`
 /// types stored as their raw values, `Codable` transformables stored as JSON, a transformable

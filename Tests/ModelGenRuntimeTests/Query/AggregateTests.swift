@@ -3,7 +3,7 @@ import GeneratedModels
 import TestSupport
 import Testing
 
-@_spi(Generated) @testable import ModelGenRuntime
+@_spi(Generated) @_spi(Database) @testable import ModelGenRuntime
 
 /// Values fetches (`ValuesRequest`: aggregates, groups, `having`, distinct values, selected
 /// attributes) on `Models/Library`, random data of several seeds, every answer compared with the

@@ -3,7 +3,7 @@ import GeneratedModels
 import TestSupport
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 /// The error table of the DocC catalog (`Errors.md`) holds: it names every code once, and each
 /// row's example, run for real, throws that code, changes nothing the table says it does not, and

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 /// Reads in parallel with each other and with saves (`ConnectionScheduler`), and the `async` API
 /// on the store's threads (`StoreExecutor`), on both engines.

@@ -3,7 +3,7 @@ import GeneratedModels
 import TestSupport
 import Testing
 
-@testable import ModelGenRuntime
+@_spi(Database) @testable import ModelGenRuntime
 
 /// What only a server database does: connections that drop, saves of other processes announced
 /// with `NOTIFY`, values PostgreSQL stores in its own types.
