@@ -89,7 +89,8 @@ extension ObjectContext {
         // The store's rows as saved: this context's changes do not count.
         let plan = FetchPlan(FetchRequest<T>(predicate: predicate), pending: false, dialect: store.dialect)
         let family = entity.fetchedEntityIDs.compactMap { store.entity($0) }
-        if plan.sqlCountsAll, family.count == entity.fetchedEntityIDs.count, family.allSatisfy(\.relationships.isEmpty) {
+        if plan.sqlCountsAll, family.count == entity.fetchedEntityIDs.count, family.allSatisfy(\.relationships.isEmpty)
+        {
             return try deleteRows(of: entity, plan.compiled?.sql, plan.parameters)
         }
         var deletion: BatchDeletion?

@@ -48,7 +48,8 @@ struct SaveOperation {
             if error.isForeignKeyViolation {
                 var refused = error
                 refused.code = .deny
-                refused.message = "a row still refers to a deleted object (the store refused the save): \(error.message)"
+                refused.message =
+                    "a row still refers to a deleted object (the store refused the save): \(error.message)"
                 throw refused
             }
             throw error
