@@ -129,7 +129,10 @@ EOF
 \`modelgen-bench runtime --engine postgres\`, $runs runs on a throwaway local cluster; baseline:
 libpq doing the same work (statements prepared once, writes pipelined in one transaction, binary
 results kept in an array of Swift structs; dropped in "fetch all (read only)"). The phases are the
-SQLite section's.
+SQLite section's; before "concurrent reads" the database is vacuumed (\`VACUUM ANALYZE\`), so
+that the server's autovacuum of the earlier phases' tables does not run beside some of its runs.
+The runtime's saves also send their change notification (\`pg_notify\`), which every store on
+the database receives; the baseline sends none.
 
 EOF
     if [ "$postgres" = yes ]; then
