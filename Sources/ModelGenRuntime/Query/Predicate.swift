@@ -166,10 +166,24 @@ public struct ObjectPredicate<T: ManagedObject>: @unchecked Sendable {
     }
 
     public static func contains(
+        _ keyPath: KeyPath<T, String>, _ text: String, caseInsensitive: Bool = false,
+        diacriticInsensitive: Bool = false
+    ) -> ObjectPredicate {
+        compare(keyPath, .contains, text, options: options(caseInsensitive, diacriticInsensitive))
+    }
+
+    public static func contains(
         _ keyPath: KeyPath<T, String?>, _ text: String, caseInsensitive: Bool = false,
         diacriticInsensitive: Bool = false
     ) -> ObjectPredicate {
         compare(keyPath, .contains, text, options: options(caseInsensitive, diacriticInsensitive))
+    }
+
+    public static func endsWith(
+        _ keyPath: KeyPath<T, String>, _ suffix: String, caseInsensitive: Bool = false,
+        diacriticInsensitive: Bool = false
+    ) -> ObjectPredicate {
+        compare(keyPath, .endsWith, suffix, options: options(caseInsensitive, diacriticInsensitive))
     }
 
     public static func endsWith(

@@ -35,6 +35,38 @@ import Testing
         }
     }
 
+    /// Rows changed after they were written sit elsewhere in PostgreSQL's heap than their `_pk`
+    /// says, and a fetch in row order without a window is put in order after the query there
+    /// (`StoreDialect.ordersByKeyForFree`): still ascending rows, with a predicate too, and the
+    /// same order SQL gives where it orders (a limit).
+    @Test(arguments: Backend.allCases) func rowsChangedAfterTheyWereWrittenStillComeInRowOrder(_ backend: Backend)
+        throws
+    {
+        try Store.withStore(backend) { store, _ in
+            let writer = store.newContext()
+            let books = (0..<Self.count).map { Book(in: writer, title: "Book \($0)") }
+            try writer.save()
+            // Two of every three books changed, from the last to the first, in two saves.
+            for part in 0..<2 {
+                for (index, book) in books.enumerated().reversed() where index % 3 == part { book.title += "*" }
+                try writer.save()
+            }
+            let expected = (0..<Self.count).map { "Book \($0)" + ($0 % 3 == 2 ? "" : "*") }
+            let fetched = try store.newContext().fetchAll(Book.self)
+            #expect(fetched.map(\.title) == expected)
+            #expect(zip(fetched, fetched.dropFirst()).allSatisfy { $0.objectID.rowID < $1.objectID.rowID })
+            let starred = try store.newContext().fetch(FetchRequest<Book>(predicate: .endsWith(\Book.title, "*")))
+            #expect(starred.map(\.objectID) == books.enumerated().filter { $0.offset % 3 != 2 }.map(\.element.objectID))
+            // A required String attribute takes every text predicate an optional one does.
+            let middle = try store.newContext().count(FetchRequest<Book>(predicate: .contains(\Book.title, "k 1")))
+            #expect(middle == expected.filter { $0.contains("k 1") }.count)
+            let windowed = try store.newContext().fetch(FetchRequest<Book>(fetchLimit: Self.count - 1))
+            #expect(windowed.map(\.objectID) == books.dropLast().map(\.objectID))
+            let ids = try store.newContext().fetchObjectIDs(FetchRequest<Book>())
+            #expect(ids == books.map(\.objectID))
+        }
+    }
+
     @Test(arguments: Backend.allCases) func aLargeFetchIntoAContextWithObjectsKeepsThemAndLeavesOutTheDeleted(
         _ backend: Backend
     ) throws {
