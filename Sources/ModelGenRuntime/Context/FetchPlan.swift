@@ -34,18 +34,21 @@ struct FetchPlan<T: ManagedObject> {
     var sqlAnswersAll: Bool { sqlCountsAll && order.isExact }
     /// The request's limit and offset go into the SQL.
     var windowInSQL: Bool { sqlAnswersAll && (request.effectiveLimit != nil || request.fetchOffset > 0) }
-    /// The objects are put in row order after the query rather than by it, where ordering by
-    /// `_pk` costs the engine (`StoreDialect.ordersByKeyForFree`).
-    var sortsByKeyAfterwards: Bool {
+    /// The query leaves row order out where ordering by `_pk` costs the engine
+    /// (`StoreDialect.ordersByKeyForFree`) and no window needs it.
+    var leavesKeyOrderOut: Bool {
         request.sortDescriptors.isEmpty && !windowInSQL && !dialect.ordersByKeyForFree
     }
+    /// The objects of such a query are put in row order as they are made; not where changes are
+    /// pending, as `complete` then sorts the whole answer.
+    var sortsByKeyAfterwards: Bool { leavesKeyOrderOut && !pending }
     var parameters: [SQLArgument] { compiled?.parameters ?? [] }
 
-    /// The query of `columns` of `entity`'s rows: filtered, ordered (unless `sortsByKeyAfterwards`
+    /// The query of `columns` of `entity`'s rows: filtered, ordered (unless `leavesKeyOrderOut`
     /// and the caller sorts) and windowed as planned.
     func sql(selecting columns: String, of entity: EntityDescription, callerSortsByKey: Bool) -> String {
         var sql = "SELECT \(columns) " + entity.fetchedRowsSQL(where: compiled?.sql, dialect)
-        if !(callerSortsByKey && sortsByKeyAfterwards) { sql += " ORDER BY " + order.sql }
+        if !(callerSortsByKey && leavesKeyOrderOut) { sql += " ORDER BY " + order.sql }
         if windowInSQL { sql += dialect.window(limit: request.effectiveLimit, offset: request.fetchOffset) }
         return sql
     }
